@@ -99,6 +99,36 @@ def test_a_concession_not_recorded_as_the_result_is_flagged_until_it_is(client):
     assert done.status_code == 200 and done.json()["result"]["points"] == [3, 0]
     table = _tables(client, made)[3]
     assert table["attention"] == [] and table["state"] == "ended" and table["winner"] == 0
+    assert table["points"] == [3, 0] and table["how"] == "concession"
+
+
+def test_the_rounds_results_are_exported_as_csv_for_the_standings(client):
+    """MATCH-01/02: one row a table, the winner by name, how, each player's match points once
+    recorded, what the table still needs; a name a spreadsheet would run is guarded."""
+    import csv
+    import io
+    body = "1,Yugi,Kaiba\n2,=HYPERLINK(\"x\"),Mai\n3,Joey,Bakura\n"
+    made = client.post("/rounds?event=Regional&round=4", content=body,
+                       headers={"Content-Type": "text/csv", **ORGANISER}).json()
+    one, two, _three = made["tables"]
+    _start(client, one)
+    _start(client, two)
+    writer = auth(one["tokens"]["recorder"])
+    assert client.post(f"/matches/{one['match']}/concede", json={"player": 1}, headers=writer).status_code == 200
+    assert client.post(f"/matches/{one['match']}/result", headers=writer).status_code == 200
+    assert client.post(f"/matches/{two['match']}/concede", json={"player": 0},
+                       headers=auth(two["tokens"]["recorder"])).status_code == 200
+    r = client.get(f"/rounds/{made['id']}/results.csv")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert [row["table"] for row in rows] == ["1", "2", "3"]
+    assert {k: rows[0][k] for k in ("winner", "how", "points_1", "points_2", "won_1", "state", "attention")} == {
+        "winner": "Yugi", "how": "concession", "points_1": "3", "points_2": "0", "won_1": "1", "state": "ended",
+        "attention": ""}
+    assert rows[1]["player_1"] == "'=HYPERLINK(\"x\")" and rows[1]["attention"] == "result_due"
+    assert rows[1]["points_1"] == "" and rows[2]["state"] == "not started"
+    assert 'href="/rounds/' + made["id"] + '/results.csv"' in client.get(f"/rounds/{made['id']}").text
+    assert client.get("/rounds/ffffffffffff/results.csv").status_code == 404
 
 
 def test_time_is_called_at_every_table_of_the_round_at_one_clock(client):
@@ -182,6 +212,9 @@ def test_the_command_calls_time_for_the_round_and_shows_what_each_table_needs(tm
     assert shown.exit_code == 0, shown.output
     assert "2 tables · 2 not started · 2 need attention" in shown.output
     assert "NEEDS: result to record · time called" in shown.output
+    as_csv = runner.invoke(main, ["round", "show", round_id, "--csv", "--store", db])
+    assert as_csv.exit_code == 0 and as_csv.output.splitlines()[0].startswith("table,player_1,player_2,won_1")
+    assert "result_due time_called" in as_csv.output
 
 
 @pytest.mark.parametrize("language", [lang for lang in i18n.LANGUAGES if lang != i18n.DEFAULT])

@@ -103,7 +103,7 @@ def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
     head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
     words = {key: escape(text) for key, text in (
         ("tables", counts_said(status)), ("live", t("updated when the page loads")),
-        ("json", t("the same as JSON:")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
+        ("json", t("the same as JSON:")), ("csv", t("the results as CSV")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
         ("state", t("State")), ("needs", t("Needs")), ("recording", t("Recording")), ("last", t("Last entry")))}
     return f"""<!doctype html>
 <html lang="{current()}"><head><meta charset="utf-8"><noscript><meta http-equiv="refresh" content="{int(refresh)}"></noscript>
@@ -123,7 +123,8 @@ td.needs {{ font-weight: bold; color: #a00000; }}
 <body data-round="{escape(status["id"])}">
 <h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
 <p class="screen"><span id="counts">{words["tables"]}</span> · <span id="live" role="status">{words["live"]}</span> ·
-{words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+{words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a> ·
+<a id="results" href="/rounds/{escape(status["id"])}/results.csv">{words["csv"]}</a></p>
 <table id="tables"><thead><tr><th>{words["table"]}</th><th>{words["player"]}</th><th>{words["player"]}</th>
 <th>{words["score"]}</th><th>{words["state"]}</th><th>{words["needs"]}</th><th>{words["recording"]}</th>
 <th>{words["last"]}</th></tr></thead>

@@ -56,6 +56,7 @@ def call_time(hub: Any, round_id: str, clock: str | None = None) -> tuple[str, l
 
 def _call(hub: Any, number: int, match_id: str, clock: str) -> TableTime:
     """Time at one table, or why not."""
+    fields: dict = {}
     try:
         live = hub.match(match_id)
         live.refresh()
@@ -69,8 +70,10 @@ def _call(hub: Any, number: int, match_id: str, clock: str) -> TableTime:
         ev = from_dict({"kind": "time_called", **{k: v for k, v in fields.items() if v is not None}}, "time_called")
         commands.record(hub, match_id, commands.Writer("organiser"), [ev], live.count)
     except RuleViolation as exc:
+        # a duel whose record says no turn or phase yet (its device never sent an entry): its judge knows them
+        unsaid = fields.get("game") is not None and (fields.get("turn") is None or fields.get("phase") is None)
         hint = (say("; a judge at the table calls it, saying the turn and phase (POST /matches/{match}/time)",
-                    match=match_id) if exc.rule == "LOG-05" else "")
+                    match=match_id) if unsaid else "")
         return TableTime(number, match_id, "refused", exc.rule, exc.message + hint)
     except (commands.Refused, ConflictError, StoreError, VerificationError, EventFormatError) as exc:
         return TableTime(number, match_id, "refused", None, str(exc))

@@ -22,6 +22,7 @@ from .decks import Banlist
 from .access import MODES, Access
 from .errors import InputError, StoreError, VerificationError
 from .i18n import N_, say
+from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
 from .store import Record, Store, new_id
@@ -290,7 +291,9 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
                  if s.get("playing") else N_("between duels") if duels else N_("not started"))
         tables.append({"table": table["table"], "players": table["players"], "match": table["match"],
                        "score": list(s.get("games") or [0, 0, 0]), "state": state,
-                       "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
+                       "winner": s.get("winner") if s.get("ended") else None,
+                       "how": s.get("how") if s.get("ended") else None,
+                       "points": s.get("points") if s.get("ended") else None, "duels": duels,
                        "last_event": max(times) if times else None,
                        "recording": recording(shown[duels[-1]]) if duels else None,
                        "attention": attention(s, _duel_status(store, duels[-1]) if duels and shown[duels[-1]] else {}),
@@ -330,6 +333,32 @@ def counts(tables: Sequence[dict]) -> dict[str, int]:
     return out
 
 
+#: The columns of a round's results as CSV (``results_csv``): one row a table.
+RESULTS_HEADER = ("table", "player_1", "player_2", "won_1", "won_2", "drawn", "state", "winner", "how", "points_1",
+                  "points_2", "attention", "match")
+
+
+def results_csv(round_now: dict) -> str:
+    """The round's results as RFC 4180 CSV (CRLF line ends, a header row), one row a table as
+    ``status`` gives it: the score, the winner's name and how, each player's match points once
+    the result is recorded (MATCH-01/02), what the table still needs. What a tournament program
+    reads in for the standings and the next round's pairings; a private table is its number only,
+    as on the round's page. A player's name is guarded so that no spreadsheet runs it."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(RESULTS_HEADER)
+    for table in round_now["tables"]:
+        players = table["players"] or ["", ""]
+        score = (list(table["score"]) + [0, 0, 0])[:3] if table["score"] else ["", "", ""]
+        points = table.get("points") or ["", ""]
+        winner = table.get("winner")
+        writer.writerow([table["table"], guarded(players[0]), guarded(players[1]), *score,
+                         table["state"], guarded(players[winner]) if winner in (0, 1) else "",
+                         table.get("how") or "", *points, " ".join(table.get("attention") or []),
+                         table.get("match") or ""])
+    return out.getvalue()
+
+
 def _duel_status(store: Store, duel_id: str) -> dict:
     """A duel's status as its signed anchor says it (empty for one not there or altered)."""
     try:
@@ -354,7 +383,8 @@ def hidden_table(number: int) -> dict:
     players, score, state, match, duel or time: what a private match is to anyone without its
     token (404, ``access``)."""
     return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": N_("private"),
-            "winner": None, "duels": [], "last_event": None, "recording": None, "attention": [], "time": None}
+            "winner": None, "how": None, "points": None, "duels": [], "last_event": None, "recording": None,
+            "attention": [], "time": None}
 
 
 def recording(records: Sequence[Record]) -> dict | None:
@@ -403,5 +433,5 @@ def match_details(store: Store, duel_id: str, sees: Callable[[str, Access], bool
     return out
 
 
-__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
-           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "status"]
+__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "RESULTS_HEADER", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
+           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "results_csv", "status"]

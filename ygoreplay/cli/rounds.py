@@ -153,10 +153,12 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
 @round_group.command(name="show")
 @click.argument("round_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="The results as CSV, one row a table (score, winner, match points, what it needs).")
 @store_option
-def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
+def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None) -> None:
     """How a round's tables stand: players, match score and state, last event recorded, who records."""
-    from ..rounds import status
+    from ..rounds import results_csv, status
     with open_store(store_url, readonly=True) as store:
         try:
             data = status(store, round_id)
@@ -164,6 +166,9 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
             raise InputError(str(exc)) from None
     if as_json:
         echo(json.dumps(data, ensure_ascii=False))
+        return
+    if as_csv:
+        _write(results_csv(data), None, 0o644)
         return
     from ..round_pages import counts_said, needs_said, who_said
     echo(t("round {id}: {event}, round {round}{format}, {count} tables", id=data["id"], event=printable(data["event"]),

@@ -24,7 +24,7 @@ from ..match.events import CLOCK_FORMAT, CLOCK_PATTERN, is_clock
 from ..match.policies import POLICIES
 from ..round_time import call_time
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
-from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
+from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, results_csv, status
 from ..store import Record
 from ..text import number
 from .common import KEEPALIVE, EventStream, HTTPError, _body_json
@@ -162,6 +162,17 @@ async def round_time(round_id: str, request: Request, service: ServiceDep) -> di
 async def round_json(round_id: str, service: ServiceDep) -> dict:
     """The round now: each table's players, match, score, state and last event time (no token)."""
     return await asyncio.to_thread(_status, service, round_id)
+
+
+@router.get("/rounds/{round_id}/results.csv", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}})
+async def round_results(round_id: str, service: ServiceDep) -> Response:
+    """The round's results as CSV, one row a table (``rounds.results_csv``): what the round's
+    page shows, for a tournament program's standings and next pairings (no token)."""
+    data = await asyncio.to_thread(_status, service, round_id)
+    return Response(results_csv(data), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="round-{round_id}.csv"',
+                             "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
 
 
 @router.get("/rounds/{round_id}", tags=["everyone"], response_class=Response,
