@@ -227,3 +227,17 @@ def test_every_word_the_round_says_of_a_table_is_translated(language):
         assert catalogue.get(words), words
     for words in (*ATTENTION.values(), *RECORDERS.values()):
         assert pages.get(words), words
+
+
+def test_the_qr_sheet_and_the_round_pages_heading_are_punctuated_in_the_readers_language(tmp_path):
+    """A zh_Hans organiser's printed sheet says 甲 对 乙 under each code, and the round's heading
+    joins its format with the language's own comma, no English "vs" or ", " left in them."""
+    from ygoreplay.round_pages import qr_page
+    from ygoreplay.store import Store
+    with Store(str(tmp_path / "s.sqlite")) as opened:
+        made = create_round(opened, read_pairings("1,甲,乙\n"), RoundSettings("地区赛", 1, "高级"))
+        now = status(opened, made.id)
+    with i18n.using("zh-Hans"):
+        sheet, page = qr_page(made), round_page(now)
+    assert "<br>甲 对 乙</figcaption>" in sheet and " vs " not in sheet
+    assert "<h1>地区赛，第 1 轮，高级</h1>" in page

@@ -45,10 +45,10 @@ def qr_page(made: NewRound, base: str = "") -> str:
     s = made.settings
     cards = []
     for table in made.tables:
-        p0, p1 = (escape(p) for p in table.players)
         label = escape(t("Table {number}", number=table.table))
+        pairing = escape(t("{first} vs {second}", first=table.players[0], second=table.players[1]))
         cards.append(f'<figure class="table" id="table-{table.table}">{qr_svg(table.recorder_link)}'
-                     f'<figcaption><b>{label}</b><br>{p0} vs {p1}</figcaption></figure>')
+                     f'<figcaption><b>{label}</b><br>{pairing}</figcaption></figure>')
     title = escape(t("{event}, round {round}: recorder QR codes", event=s.event, round=s.round))
     heading = escape(t("{event}, round {round}{format}: recorder QR codes", event=s.event, round=s.round,
                        format=", " + s.format if s.format else ""))
@@ -100,7 +100,9 @@ def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
                     f"<td class=\"state\">{escape(said(table['state']))}</td>"
                     f"<td class=\"needs\">{escape(needs_said(table))}</td>"
                     f"<td class=\"who\">{escape(who_said(table))}</td><td><time>{last}</time></td></tr>")
-    head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
+    heading = t("{event}, round {round}", event=status["event"], round=status["round"])
+    head = escape(heading)
+    titled = escape(t("{title}, {format}", title=heading, format=status["format"])) if status.get("format") else head
     words = {key: escape(text) for key, text in (
         ("tables", counts_said(status)), ("live", t("updated when the page loads")),
         ("json", t("the same as JSON:")), ("csv", t("the results as CSV")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
@@ -121,7 +123,7 @@ td.needs {{ font-weight: bold; color: #a00000; }}
 @media (max-width: 480px) {{ th:nth-child(8), td:nth-child(8) {{ display: none; }} th, td {{ padding: 1mm; }} }}
 </style></head>
 <body data-round="{escape(status["id"])}">
-<h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
+<h1>{titled}</h1>
 <p class="screen"><span id="counts">{words["tables"]}</span> · <span id="live" role="status">{words["live"]}</span> ·
 {words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a> ·
 <a id="results" href="/rounds/{escape(status["id"])}/results.csv">{words["csv"]}</a></p>

@@ -296,7 +296,7 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
                        "points": s.get("points") if s.get("ended") else None, "duels": duels,
                        "last_event": max(times) if times else None,
                        "recording": recording(shown[duels[-1]]) if duels else None,
-                       "attention": attention(s, _duel_status(store, duels[-1]) if duels and shown[duels[-1]] else {}),
+                       "attention": attention(s, _duel_status(store, duels[-1], shown[duels[-1]]) if duels else {}),
                        "time": s.get("time")})
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
             "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables,
@@ -359,8 +359,16 @@ def results_csv(round_now: dict) -> str:
     return out.getvalue()
 
 
-def _duel_status(store: Store, duel_id: str) -> dict:
-    """A duel's status as its signed anchor says it (empty for one not there or altered)."""
+#: The kinds of event a table's call of a judge or a dispute is made of (``History.waiting_for_judge``).
+_CALLS = frozenset(("judge_note", "entry_disputed"))
+
+
+def _duel_status(store: Store, duel_id: str, records: Sequence[Record]) -> dict:
+    """A duel's status as its signed anchor says it (empty for one not there or altered), read
+    only for a duel whose ``records`` hold a call or a dispute: most tables hold none, and a
+    round of hundreds read every anchor again on each change."""
+    if not any(r.event.kind in _CALLS for r in records):
+        return {}
     try:
         info = store.info(duel_id)
     except (StoreError, VerificationError):
