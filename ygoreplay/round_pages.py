@@ -13,8 +13,8 @@ from typing import Any
 
 import segno
 
-from .i18n import current, said, t
-from .rounds import NewRound
+from .i18n import N_, current, said, t
+from .rounds import ATTENTION, RECORDERS, NewRound
 
 #: How often the round page reloads itself when its script cannot run (seconds).
 REFRESH = 15
@@ -45,10 +45,10 @@ def qr_page(made: NewRound, base: str = "") -> str:
     s = made.settings
     cards = []
     for table in made.tables:
-        p0, p1 = (escape(p) for p in table.players)
         label = escape(t("Table {number}", number=table.table))
+        pairing = escape(t("{first} vs {second}", first=table.players[0], second=table.players[1]))
         cards.append(f'<figure class="table" id="table-{table.table}">{qr_svg(table.recorder_link)}'
-                     f'<figcaption><b>{label}</b><br>{p0} vs {p1}</figcaption></figure>')
+                     f'<figcaption><b>{label}</b><br>{pairing}</figcaption></figure>')
     title = escape(t("{event}, round {round}: recorder QR codes", event=s.event, round=s.round))
     heading = escape(t("{event}, round {round}{format}: recorder QR codes", event=s.event, round=s.round,
                        format=", " + s.format if s.format else ""))
@@ -93,15 +93,20 @@ def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:
             marks[table["winner"]] = ' class="won"'
         recording = table.get("recording") or {}
         last = escape(recording.get("last_entry") or table["last_event"] or "—")
-        rows.append(f'<tr id="table-{table["table"]}"><td class="num">{table["table"]}</td>'
+        needs = table.get("attention") or []
+        flagged = ' class="attention"' if needs else ""
+        rows.append(f'<tr id="table-{table["table"]}"{flagged}><td class="num">{table["table"]}</td>'
                     f"<td{marks[0]}>{p0}</td><td{marks[1]}>{p1}</td><td class=\"num score\">{_score(table['score'])}</td>"
                     f"<td class=\"state\">{escape(said(table['state']))}</td>"
-                    f"<td class=\"who\">{escape(recording.get('who') or '—')}</td><td><time>{last}</time></td></tr>")
-    head = escape(t("{event}, round {round}", event=status["event"], round=status["round"]))
+                    f"<td class=\"needs\">{escape(needs_said(table))}</td>"
+                    f"<td class=\"who\">{escape(who_said(table))}</td><td><time>{last}</time></td></tr>")
+    heading = t("{event}, round {round}", event=status["event"], round=status["round"])
+    head = escape(heading)
+    titled = escape(t("{title}, {format}", title=heading, format=status["format"])) if status.get("format") else head
     words = {key: escape(text) for key, text in (
-        ("tables", t("{count} tables", count=len(status["tables"]))), ("live", t("updated when the page loads")),
-        ("json", t("the same as JSON:")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
-        ("state", t("State")), ("recording", t("Recording")), ("last", t("Last entry")))}
+        ("tables", counts_said(status)), ("live", t("updated when the page loads")),
+        ("json", t("the same as JSON:")), ("csv", t("the results as CSV")), ("table", t("Table")), ("player", t("Player")), ("score", t("Score")),
+        ("state", t("State")), ("needs", t("Needs")), ("recording", t("Recording")), ("last", t("Last entry")))}
     return f"""<!doctype html>
 <html lang="{current()}"><head><meta charset="utf-8"><noscript><meta http-equiv="refresh" content="{int(refresh)}"></noscript>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -113,20 +118,57 @@ td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .won {{ font-weight: bold; }}
 tr.moved td {{ background: #fff6c2; transition: background 2s; }}
 #live[data-live=true] {{ color: #06702b; }}
-@media (max-width: 480px) {{ th:nth-child(7), td:nth-child(7) {{ display: none; }} th, td {{ padding: 1mm; }} }}
+tr.attention td {{ background: #ffe0e0; }}
+td.needs {{ font-weight: bold; color: #a00000; }}
+@media (max-width: 480px) {{ th:nth-child(8), td:nth-child(8) {{ display: none; }} th, td {{ padding: 1mm; }} }}
 </style></head>
 <body data-round="{escape(status["id"])}">
-<h1>{head}{escape(", " + status["format"]) if status.get("format") else ""}</h1>
-<p class="screen">{words["tables"]} · <span id="live" role="status">{words["live"]}</span> ·
-{words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a></p>
+<h1>{titled}</h1>
+<p class="screen"><span id="counts">{words["tables"]}</span> · <span id="live" role="status">{words["live"]}</span> ·
+{words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a> ·
+<a id="results" href="/rounds/{escape(status["id"])}/results.csv">{words["csv"]}</a></p>
 <table id="tables"><thead><tr><th>{words["table"]}</th><th>{words["player"]}</th><th>{words["player"]}</th>
-<th>{words["score"]}</th><th>{words["state"]}</th><th>{words["recording"]}</th><th>{words["last"]}</th></tr></thead>
+<th>{words["score"]}</th><th>{words["state"]}</th><th>{words["needs"]}</th><th>{words["recording"]}</th>
+<th>{words["last"]}</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody></table>
 <script type="module" src="/viewer/round.js"></script>
 </body></html>
 """
+
+
+def needs_said(table: dict[str, Any]) -> str:
+    """What a table needs (``rounds.attention``) in the reader's language, the time called with
+    its extra turns played (TIME-03): "judge called · time called (extra turn 2)"; "—" for nothing."""
+    out = []
+    for code in table.get("attention") or []:
+        text = t(ATTENTION[code])
+        turns = (table.get("time") or {}).get("extra_turns")
+        if code == "time_called" and turns:
+            text += t(" (extra turn {n})", n=turns)
+        out.append(text)
+    return " · ".join(out) or "—"
+
+
+def who_said(table: dict[str, Any]) -> str:
+    """Who records a table's duel in the reader's language (``rounds.RECORDERS``; the JSON's
+    ``who`` is English: what scripts match on)."""
+    by = (table.get("recording") or {}).get("by") or []
+    return " + ".join(t(RECORDERS[role]) for role in by if role in RECORDERS) or "—"
+
+
+def counts_said(status: dict[str, Any]) -> str:
+    """The round at a glance (``rounds.counts``): how many tables play, are between duels, have
+    ended, have not started, and how many need someone."""
+    counts = status.get("counts") or {"tables": len(status["tables"])}
+    parts = [t("{count} tables", count=counts["tables"])]
+    for key, words in (("playing", N_("{count} playing")), ("between_duels", N_("{count} between duels")),
+                       ("ended", N_("{count} ended")), ("not_started", N_("{count} not started")),
+                       ("attention", N_("{count} need attention"))):
+        if counts.get(key):
+            parts.append(t(words, count=counts[key]))
+    return " · ".join(parts)
 
 
 def _score(score: list[int]) -> str:

@@ -22,6 +22,7 @@ from .decks import Banlist
 from .access import MODES, Access
 from .errors import InputError, StoreError, VerificationError
 from .i18n import N_, say
+from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
 from .store import Record, Store, new_id
@@ -254,7 +255,7 @@ def _as_written(kept: dict) -> bool:
 
 #: Who entered a witnessed duel's events (``Event.entered_by``), as the round page names them, in
 #: the order it lists them; an event no one is stamped on was entered with the recorder's token.
-RECORDERS = {"recorder": "scorekeeper", "p0": "player 0", "p1": "player 1", "judge": "judge"}
+RECORDERS = {"recorder": N_("scorekeeper"), "p0": N_("player 0"), "p1": N_("player 1"), "judge": N_("judge")}
 
 
 def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None,
@@ -290,11 +291,89 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
                  if s.get("playing") else N_("between duels") if duels else N_("not started"))
         tables.append({"table": table["table"], "players": table["players"], "match": table["match"],
                        "score": list(s.get("games") or [0, 0, 0]), "state": state,
-                       "winner": s.get("winner") if s.get("ended") else None, "duels": duels,
+                       "winner": s.get("winner") if s.get("ended") else None,
+                       "how": s.get("how") if s.get("ended") else None,
+                       "points": s.get("points") if s.get("ended") else None, "duels": duels,
                        "last_event": max(times) if times else None,
-                       "recording": recording(shown[duels[-1]]) if duels else None})
+                       "recording": recording(shown[duels[-1]]) if duels else None,
+                       "attention": attention(s, _duel_status(store, duels[-1], shown[duels[-1]]) if duels else {}),
+                       "time": s.get("time")})
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
-            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables}
+            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables,
+            "counts": counts(tables)}
+
+
+#: What a table may need the organiser or a judge for, in the order the round lists it
+#: (``attention``): the codes the JSON gives, and the words the pages say them in.
+ATTENTION = {"judge_called": N_("judge called"), "disputed": N_("entry disputed"),
+             "result_due": N_("result to record"), "time_called": N_("time called")}
+
+
+def attention(match: dict, duel: dict) -> list[str]:
+    """What a table needs now, from its match's signed status and its current duel's
+    (``match.stream.attention``, ``History.waiting_for_judge``): a judge called at the table,
+    in the match (MATCH-08) or in the duel, an entry disputed and not ruled on, a result the
+    rules give that is not recorded (MATCH-01, PEN-02), the time called (TIME-01..03)."""
+    waiting = duel.get("judge") or {}
+    wanted = {"judge_called": bool(match.get("judge_called") or waiting.get("calls")),
+              "disputed": bool(waiting.get("disputes")), "result_due": bool(match.get("result_due")),
+              "time_called": bool(match.get("time")) and not match.get("ended")}
+    return [code for code in ATTENTION if wanted[code]]
+
+
+def counts(tables: Sequence[dict]) -> dict[str, int]:
+    """How many of a round's tables are in each state, and how many need someone (``attention``):
+    the line a 500-table round's page opens with."""
+    out = {"tables": len(tables), "ended": 0, "playing": 0, "between_duels": 0, "not_started": 0, "private": 0,
+           "attention": 0}
+    for table in tables:
+        state = table["state"].replace(" ", "_")
+        out[state if state in out else "playing"] += 1
+        out["attention"] += bool(table.get("attention"))
+    return out
+
+
+#: The columns of a round's results as CSV (``results_csv``): one row a table.
+RESULTS_HEADER = ("table", "player_1", "player_2", "won_1", "won_2", "drawn", "state", "winner", "how", "points_1",
+                  "points_2", "attention", "match")
+
+
+def results_csv(round_now: dict) -> str:
+    """The round's results as RFC 4180 CSV (CRLF line ends, a header row), one row a table as
+    ``status`` gives it: the score, the winner's name and how, each player's match points once
+    the result is recorded (MATCH-01/02), what the table still needs. What a tournament program
+    reads in for the standings and the next round's pairings; a private table is its number only,
+    as on the round's page. A player's name is guarded so that no spreadsheet runs it."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(RESULTS_HEADER)
+    for table in round_now["tables"]:
+        players = table["players"] or ["", ""]
+        score = (list(table["score"]) + [0, 0, 0])[:3] if table["score"] else ["", "", ""]
+        points = table.get("points") or ["", ""]
+        winner = table.get("winner")
+        writer.writerow([table["table"], guarded(players[0]), guarded(players[1]), *score,
+                         table["state"], guarded(players[winner]) if winner in (0, 1) else "",
+                         table.get("how") or "", *points, " ".join(table.get("attention") or []),
+                         table.get("match") or ""])
+    return out.getvalue()
+
+
+#: The kinds of event a table's call of a judge or a dispute is made of (``History.waiting_for_judge``).
+_CALLS = frozenset(("judge_note", "entry_disputed"))
+
+
+def _duel_status(store: Store, duel_id: str, records: Sequence[Record]) -> dict:
+    """A duel's status as its signed anchor says it (empty for one not there or altered), read
+    only for a duel whose ``records`` hold a call or a dispute: most tables hold none, and a
+    round of hundreds read every anchor again on each change."""
+    if not any(r.event.kind in _CALLS for r in records):
+        return {}
+    try:
+        info = store.info(duel_id)
+    except (StoreError, VerificationError):
+        return {}
+    return info.status if info.signed else {}
 
 
 def _private(store: Store, match_id: str) -> bool:
@@ -312,7 +391,8 @@ def hidden_table(number: int) -> dict:
     players, score, state, match, duel or time: what a private match is to anyone without its
     token (404, ``access``)."""
     return {"table": number, "private": True, "players": [], "match": None, "score": [], "state": N_("private"),
-            "winner": None, "duels": [], "last_event": None, "recording": None}
+            "winner": None, "how": None, "points": None, "duels": [], "last_event": None, "recording": None,
+            "attention": [], "time": None}
 
 
 def recording(records: Sequence[Record]) -> dict | None:
@@ -361,5 +441,5 @@ def match_details(store: Store, duel_id: str, sees: Callable[[str, Access], bool
     return out
 
 
-__all__ = ["MAX_TABLES", "RECORDERS", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
-           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "status"]
+__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "RESULTS_HEADER", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "create_round",
+           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "results_csv", "status"]

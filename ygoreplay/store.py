@@ -704,7 +704,9 @@ class StreamKind:
         state = fold.state
         return {"players": list(state.players), "turn": state.turn, "lp": [s.lp for s in state.sides],
                 "ended": state.ended, "winner": state.winner, "reason": state.end_reason,
-                **({"witnessed": True} if getattr(state, "witnessed", False) else {})}
+                **({"witnessed": True} if getattr(state, "witnessed", False) else {}),
+                # a table's call of a judge or a dispute still open (MATCH-08): what a round flags
+                **({"judge": waiting} if (waiting := fold.waiting_for_judge()) else {})}
 
 
 DUEL = StreamKind()

@@ -153,10 +153,12 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
 @round_group.command(name="show")
 @click.argument("round_id", metavar="ID")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="The results as CSV, one row a table (score, winner, match points, what it needs).")
 @store_option
-def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
+def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None) -> None:
     """How a round's tables stand: players, match score and state, last event recorded, who records."""
-    from ..rounds import status
+    from ..rounds import results_csv, status
     with open_store(store_url, readonly=True) as store:
         try:
             data = status(store, round_id)
@@ -165,12 +167,53 @@ def round_show(round_id: str, as_json: bool, store_url: str | None) -> None:
     if as_json:
         echo(json.dumps(data, ensure_ascii=False))
         return
+    if as_csv:
+        _write(results_csv(data), None, 0o644)
+        return
+    from ..round_pages import counts_said, needs_said, who_said
     echo(t("round {id}: {event}, round {round}{format}, {count} tables", id=data["id"], event=printable(data["event"]),
            round=data["round"], format=f", {printable(data['format'])}" if data["format"] else "",
            count=len(data["tables"])))
+    echo(counts_said(data))
     for table in data["tables"]:
         won, lost = table["score"][:2]
         echo(t("table {table}: {first} {won} – {lost} {second}  {state}  last event {last}", table=table["table"],
                first=printable(table["players"][0]), won=won, lost=lost, second=printable(table["players"][1]),
                state=said(table["state"]), last=table["last_event"] or "—")
-             + (t("  recorded by {who}", who=table["recording"]["who"]) if table["recording"] else ""))
+             + (t("  recorded by {who}", who=who_said(table)) if table["recording"] else "")
+             + (t("  NEEDS: {needs}", needs=needs_said(table)) if table["attention"] else ""))
+
+
+@round_group.command(name="time")
+@click.argument("round_id", metavar="ID")
+@click.option("--clock", default=None, metavar="TIME",
+              help="The wall clock time was called at: an ISO 8601 date and time with its UTC offset "
+                   "(default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@store_option
+def round_time(round_id: str, clock: str | None, as_json: bool, store_url: str | None) -> None:
+    """Call time at every table of a round at once (TIME-01): each table still playing is called
+    at the same clock, where its duel stands; says each table's outcome. Exit 1 when a table
+    could not be called (a judge calls it there, with its turn and phase)."""
+    from ..live import Hub
+    from ..match.events import CLOCK_FORMAT, is_clock
+    from ..round_time import OUTCOMES, call_time
+    if clock is not None and not is_clock(clock):
+        raise InputError(t("--clock is {format}, not {clock}", format=CLOCK_FORMAT, clock=printable(clock)[:40]))
+    with open_store(store_url) as store:
+        try:
+            used, tables = call_time(Hub(store), round_id, clock)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
+    if as_json:
+        echo(json.dumps({"round": round_id, "clock": used, "tables": [table.to_dict() for table in tables]},
+                        ensure_ascii=False))
+    else:
+        echo(t("round {id}: time called at {clock}", id=round_id, clock=used))
+        for table in tables:
+            where = (t(" (duel {game}, turn {turn}, {phase})", game=table.game, turn=table.turn,
+                       phase=said(table.phase)) if table.game is not None and table.turn is not None else "")
+            why = f": {table.rule + ' ' if table.rule else ''}{said(table.message)}" if table.message else ""
+            echo(t("table {table}: {outcome}", table=table.table, outcome=t(OUTCOMES[table.outcome])) + where + why)
+    if any(table.outcome == "refused" for table in tables):
+        sys.exit(1)

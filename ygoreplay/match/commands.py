@@ -193,6 +193,23 @@ def board(hub: Any, match_id: str, game: Game | None, players: Sequence[str]) ->
     return standing(_now(duel), players) if duel is not None else None
 
 
+def time_fields(hub: Any, match_id: str, state: MatchState, given: dict[str, Any], clock: str) -> dict[str, Any]:
+    """What a ``time_called`` says (TIME-01), ``given`` first: the wall clock (``clock``), the
+    duel being played (``game``) and, from its record, the turn, phase and turn player it stood
+    at (a duel whose record has not begun has none: LOG-05 then asks for them). One reading for
+    a table's call (``POST /matches/{id}/time``) and the round's (``round_time``)."""
+    playing = state.current
+    fields = {"clock": clock, **given}
+    if playing is not None:
+        now_ = board(hub, match_id, playing, state.players)
+        if now_ is not None:
+            fields.setdefault("turn", now_.turn)
+            fields.setdefault("phase", now_.phase)
+            fields.setdefault("turn_player", now_.turn_player)
+    fields["game"] = playing.number if playing is not None else None
+    return fields
+
+
 def _now(duel: Any) -> DuelState:
     """A duel's board now, as its judge sees it."""
     return duel.view("judge").state_after(duel.count)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..cards import CardDB
 from ..events import Event
 from ..store import MATCH_TOPIC, StreamKind, register_kind
-from .rules import MatchState, apply
+from .rules import MatchState, apply, outcome
 
 
 class MatchFold:
@@ -55,7 +55,24 @@ class MatchKind(StreamKind):
         return {"players": list(state.players), "policy": state.policy.name if state.policy else None,
                 "games": list(state.score()), "playing": current.number if current else None,
                 "ended": ended is not None, "winner": ended.winner if ended else None,
-                "how": ended.how if ended else None, "points": list(ended.points) if ended else None}
+                "how": ended.how if ended else None, "points": list(ended.points) if ended else None,
+                **attention(state)}
+
+
+def attention(state: MatchState) -> dict:
+    """What of a match a round's organiser must act on (only what is so): a judge called and
+    not ruled yet (MATCH-08), the time called (TIME-01, and the extra turns played: TIME-03),
+    and a result the rules give (two duels won, a concession, a penalty: MATCH-01, PEN-02) that
+    no one has recorded yet: the table's standing is not in the round until it is."""
+    out: dict = {}
+    if state.call_open:
+        out["judge_called"] = True
+    if state.time is not None:
+        current = state.current
+        out["time"] = {"clock": state.time.clock, "extra_turns": current.extra_turns if current else None}
+    if state.ended is None and state.started and outcome(state).final:
+        out["result_due"] = True
+    return out
 
 
 MATCH = register_kind(MatchKind())

@@ -389,6 +389,15 @@ class History:
                                                           "open": entries.open_dispute(position)},
                 "ruled": self.ruling_on(position)}
 
+    def waiting_for_judge(self) -> dict[str, int]:
+        """What of the table waits for a judge now (MATCH-08), as a round's organiser follows it:
+        the table's judge calls in effect made after the judge's last word (a note or a rollback),
+        and the disputed entries no judge has ruled on. Only the counts that are not 0."""
+        answered = max([-1, *self.notes[-1:], *(pos for pos, _ in self.rollbacks[-1:])])
+        counts = {"calls": sum(pos > answered for pos, _ in self.calls),
+                  "disputes": sum(self.entries.open_dispute(on) for on in self.entries.disputed)}
+        return {name: count for name, count in counts.items() if count}
+
     def ruling_on(self, position: int) -> dict | None:
         """What followed the entry: the latest of a judge's ruling on it, the rollback that
         reverted it, the correction that struck it; None while nothing did (open)."""

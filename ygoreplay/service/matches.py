@@ -492,16 +492,11 @@ async def call_time(match_id: str, request: Request, service: ServiceDep,
     turn, phase and turn player (default: where its record stands)."""
     who, live = asking
     body = await _object_body(request)
-    playing = live.state().current
-    fields = {"clock": now(), **body}
-    if playing is not None:
-        board = await asyncio.to_thread(commands.board, service.hub, match_id, playing, live.state().players)
-        if board is not None:
-            fields.setdefault("turn", board.turn)
-            fields.setdefault("phase", board.phase)
-            fields.setdefault("turn_player", board.turn_player)
-    ev = event("time_called", fields, {"clock", "turn", "phase", "turn_player"},
-               game=playing.number if playing else None)
+    if "game" in body:
+        raise HTTPError(400, say("unknown field(s) {fields}", fields="game"), where="body")
+    fields = await asyncio.to_thread(commands.time_fields, service.hub, match_id, live.state(), body, now())
+    game = fields.pop("game")
+    ev = event("time_called", fields, {"clock", "turn", "phase", "turn_player"}, game=game)
     return await _append(service, request, match_id, who, [ev])
 
 

@@ -20,9 +20,11 @@ from fastapi.responses import Response
 from ..access import MODES, VISIBILITIES
 from ..errors import StoreError, VerificationError
 from ..i18n import say
+from ..match.events import CLOCK_FORMAT, CLOCK_PATTERN, is_clock
 from ..match.policies import POLICIES
+from ..round_time import call_time
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
-from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, status
+from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, results_csv, status
 from ..store import Record
 from ..text import number
 from .common import KEEPALIVE, EventStream, HTTPError, _body_json
@@ -131,10 +133,46 @@ def _seen(service: Service, duel_id: str) -> list[Record]:
     return live.records[:live.visible("spectator")]
 
 
+@router.post("/rounds/{round_id}/time", tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra={"requestBody": {"required": False, "content": {"application/json": {"schema": {
+                 "type": "object", "properties": {"clock": {"type": "string", "maxLength": 32,
+                                                            "pattern": CLOCK_PATTERN}}}}}}})
+async def round_time(round_id: str, request: Request, service: ServiceDep) -> dict:
+    """Time is called for the whole round at once (TIME-01): every table still playing gets
+    its ``time_called`` at one clock (``clock``, default now), with where its duel stood; each
+    table's outcome (``called``, ``ended``, ``already``, or ``refused`` with the rule: a judge
+    calls it at that table)."""
+    if not _ROUND_ID.fullmatch(round_id):
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id))
+    body = await _body_json(request) if await request.body() else {}
+    if not isinstance(body, dict) or set(body) - {"clock"}:
+        raise HTTPError(400, say("the body is {shape}", shape="{clock}"), where="body")
+    clock = body.get("clock")
+    if clock is not None and not (isinstance(clock, str) and is_clock(clock)):
+        raise HTTPError(400, say("clock is {format}", format=CLOCK_FORMAT),
+                        where="clock")
+    try:
+        used, tables = await asyncio.to_thread(call_time, service.hub, round_id, clock)
+    except StoreError:
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
+    return {"round": round_id, "clock": used, "tables": [table.to_dict() for table in tables]}
+
+
 @router.get("/rounds/{round_id}.json", tags=["everyone"])
 async def round_json(round_id: str, service: ServiceDep) -> dict:
     """The round now: each table's players, match, score, state and last event time (no token)."""
     return await asyncio.to_thread(_status, service, round_id)
+
+
+@router.get("/rounds/{round_id}/results.csv", tags=["everyone"], response_class=Response,
+            responses={200: {"content": {"text/csv": {}}}})
+async def round_results(round_id: str, service: ServiceDep) -> Response:
+    """The round's results as CSV, one row a table (``rounds.results_csv``): what the round's
+    page shows, for a tournament program's standings and next pairings (no token)."""
+    data = await asyncio.to_thread(_status, service, round_id)
+    return Response(results_csv(data), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="round-{round_id}.csv"',
+                             "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
 
 
 @router.get("/rounds/{round_id}", tags=["everyone"], response_class=Response,

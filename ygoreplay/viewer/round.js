@@ -33,18 +33,51 @@ function state(text) {
   return STATES.has(text) ? t(text) : text;
 }
 
+// What a table needs (rounds.ATTENTION: the JSON's codes), and who records it (rounds.RECORDERS),
+// in the page's words.
+const NEEDS = { judge_called: N_("judge called"), disputed: N_("entry disputed"),
+  result_due: N_("result to record"), time_called: N_("time called") };
+const WHO = { recorder: N_("scorekeeper"), p0: N_("player 0"), p1: N_("player 1"), judge: N_("judge") };
+const COUNTS = [["playing", N_("{count} playing")], ["between_duels", N_("{count} between duels")],
+  ["ended", N_("{count} ended")], ["not_started", N_("{count} not started")],
+  ["attention", N_("{count} need attention")]];
+
+function needs(table) {
+  const turns = (table.time || {}).extra_turns;
+  return (table.attention || []).filter((code) => code in NEEDS).map((code) => t(NEEDS[code])
+    + (code === "time_called" && turns ? t(" (extra turn {n})", { n: turns }) : "")).join(" \u00b7 ") || "\u2014";
+}
+
+function who(recording) {
+  return (recording.by || []).filter((role) => role in WHO).map((role) => t(WHO[role])).join(" + ") || "\u2014";
+}
+
+function counted(round) {
+  const counts = round.counts || { tables: round.tables.length };
+  return [t("{count} tables", { count: counts.tables }),
+    ...COUNTS.filter(([key]) => counts[key]).map(([key, words]) => t(words, { count: counts[key] }))].join(" \u00b7 ");
+}
+
+function when(iso) {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : at.toLocaleTimeString(locale());
+}
+
 function row(table) {
   const tr = document.createElement("tr");
   tr.id = `table-${table.table}`;
+  if ((table.attention || []).length) tr.className = "attention";
   const recording = table.recording || {};
   const names = table.players.length ? table.players : ["\u2014", "\u2014"];
   const players = names.map((name, i) => cell(name, table.winner === i ? "won" : ""));
   const last = document.createElement("time");
-  last.textContent = recording.last_entry || table.last_event || "\u2014";
-  const when = document.createElement("td");
-  when.append(last);
+  const at = recording.last_entry || table.last_event;
+  if (at) last.dateTime = at;
+  last.textContent = at ? when(at) : "\u2014";
+  const lastCell = document.createElement("td");
+  lastCell.append(last);
   tr.append(cell(String(table.table), "num"), ...players, cell(score(table.score), "num score"),
-    cell(state(table.state), "state"), cell(recording.who || "\u2014", "who"), when);
+    cell(state(table.state), "state"), cell(needs(table), "needs"), cell(who(recording), "who"), lastCell);
   return tr;
 }
 
@@ -53,6 +86,7 @@ function draw(round) {
   const rows = round.tables.map(row);
   for (const tr of rows) if (shown && before.get(tr.id) !== tr.textContent) tr.classList.add("moved");
   document.querySelector("#tables tbody").replaceChildren(...rows);
+  document.getElementById("counts").textContent = counted(round);
   shown = round;
   document.body.dataset.updated = String(Number(document.body.dataset.updated || "0") + 1);
 }
