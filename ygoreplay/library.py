@@ -206,13 +206,21 @@ def what_if(header: Any, position: int) -> bool:
     return bool(parent) and position >= (at or 0)
 
 
+@functools.cache
+def _can_see() -> Callable[[str, Any], bool]:
+    """``views.can_see``, imported by the first write that asks (a store opened only to read,
+    ``show --at N``, needs no views), not by an import statement at every append."""
+    from .views import can_see
+    return can_see
+
+
 def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = False) -> Seen:
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
     spectator may know it there (``can_see``) or the event shows it to everyone (an activation),
     and the record knows its passcode; no card event, flag nor rollback of a branch's what-if
     (``judges``, ``what_if``)."""
-    from .views import can_see        # here: a store opened only to read (``show --at N``) needs no views
+    can_see = _can_see()
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
     kind = event.kind
