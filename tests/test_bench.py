@@ -245,6 +245,15 @@ def test_pg_write_prints_a_writes_cpu_and_with_a_tree_before_each_pairs_ratio():
                    rf"^  a write's CPU, after / before: median {NUMBER} of 1 pairs")
 
 
+def test_append_loop_prints_an_appends_cpu_and_the_event_loops_calls_and_each_pairs_ratios():
+    """``bench/append_loop.py`` (#25, eighteenth pass): the service's append called in process."""
+    assert_figures(run_bench("append_loop.py", "--before", str(ROOT), "--pairs", "1"),
+                   rf"^  this tree +CPU +{NUMBER} us an append +event loop +{NUMBER} us +event loop Python calls "
+                   rf"+{NUMBER} an append$",
+                   rf"^  before +CPU +{NUMBER} us an append",
+                   rf"^  event loop Python calls an append +this tree / before: {NUMBER} \(pairs {NUMBER}\)$")
+
+
 def test_service_store_gives_each_tree_the_place_after_the_raw_run_in_turn():
     """``--only store --before DIR``: the run right after the raw run spent more CPU an append
     whichever tree it was (#25, eleventh pass: main always there read as a 1.06-1.16x

@@ -416,7 +416,7 @@ def test_the_lane_runs_the_middleware_it_knows_as_one_and_any_other_whole(client
     duel, other_duel = _duel(client), _duel(client)
     recorder, others = auth(duel["tokens"]["recorder"]), auth(other_duel["tokens"]["recorder"])
     assert client.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:1], headers=recorder).status_code == 200
-    assert client.app._lane.app.__name__ == "flat"       # the stack it knows, flattened
+    assert client.app._lane.__name__ == "flat"       # the stack it knows, flattened, its server errors too
     # a body of no stated length (chunked) takes the whole stack: answered as routed
     refused = client.post(f"/duels/{duel['id']}/events", content=iter([b"["]), headers=recorder)
     through = plain.post(f"/duels/{duel['id']}/events", content=iter([b"["]), headers=recorder)
@@ -480,3 +480,59 @@ def test_threads_run_jobs_at_once_up_to_their_most_and_end_once_closed():
         thread.join(10)
         assert not thread.is_alive()
     assert sorted(set(names)) <= ["test-0", "test-1", "test-2"]
+
+
+@pytest.fixture
+def layered(monkeypatch) -> Counter:
+    """The per-request layers an append went through: FastAPI's ``request_response`` wrapper (its
+    exception handlers', ``wrap_app_handling_exceptions``) and Starlette's ``ServerErrorMiddleware``."""
+    met: Counter = Counter()
+    wrapper = fastapi.routing.wrap_app_handling_exceptions
+    server_errors = core.ServerErrorMiddleware.__call__
+
+    def wrapped(app, conn):
+        met["request_response"] += 1
+        return wrapper(app, conn)
+
+    async def errors(self, scope, receive, send):
+        met["server_errors"] += 1
+        return await server_errors(self, scope, receive, send)
+    monkeypatch.setattr(fastapi.routing, "wrap_app_handling_exceptions", wrapped)
+    monkeypatch.setattr(core.ServerErrorMiddleware, "__call__", errors)
+    return met
+
+
+def test_a_plain_append_is_answered_in_the_lane_with_no_framework_layer_and_the_same_bytes(
+        client, plain, routed, layered, store):  # noqa: F811
+    """Issue 25: a recorder's plain append runs the same endpoint, its one command, with none of
+    FastAPI's per-request wrapper nor the server's errors' middleware around it (each a coroutine
+    and a ``send`` of its own); its answer, a refusal and a 500 (in the reader's language) are
+    the bytes and headers a routed append gets, and the other requests still meet every layer."""
+    one, two = _duel(client), _duel(client)
+    layered.clear()
+    routed.clear()
+    laned = client.post(f"/duels/{one['id']}/events?expected=0", json=SAMPLE[:12], headers=auth(one["tokens"]["recorder"]))
+    assert laned.status_code == 200 and layered == Counter() and routed == []
+    more = client.post(f"/duels/{one['id']}/events", json=SAMPLE[12:14], headers=auth(one["tokens"]["recorder"]))
+    assert more.status_code == 200 and more.json()["position"] == 14 and layered == Counter()
+    through = plain.post(f"/duels/{two['id']}/events?expected=0", json=SAMPLE[:12], headers=auth(two["tokens"]["recorder"]))
+    assert layered == Counter({"request_response": 1, "server_errors": 1})          # routed: every layer
+    assert _same_but_for(laned.content, through.content) == laned.content
+    assert dict(laned.headers) == dict(through.headers)
+    # refused in the lane: answered by the same handlers, in the reader's language
+    illegal = json.dumps(events_of("illegal/summon-without-tributes.jsonl")).encode()
+    recorder_ja = {**auth(one["tokens"]["recorder"]), "Accept-Language": "ja"}
+    refused = [app.post(f"/duels/{one['id']}/events?expected=14", content=illegal, headers=recorder_ja)
+               for app in (client, plain)]
+    assert refused[0].status_code == 422 and refused[0].headers["content-language"] == "ja"
+    assert (refused[0].content, dict(refused[0].headers)) == (refused[1].content, dict(refused[1].headers))
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("a bug")
+    for app in (client.app, plain.app):
+        app.state.service.records.append_records = broken
+    failed = [TestClient(app, raise_server_exceptions=False).post(
+        f"/duels/{one['id']}/events?expected=14", json=SAMPLE[14:15], headers=recorder_ja) for app in (client.app, plain.app)]
+    assert failed[0].status_code == 500 and failed[0].headers["content-language"] == "ja"
+    assert (failed[0].content, dict(failed[0].headers)) == (failed[1].content, dict(failed[1].headers))
+    assert "traceback" not in failed[0].text.lower()

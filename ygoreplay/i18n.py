@@ -123,11 +123,22 @@ def current() -> str:
 @contextmanager
 def using(language: str) -> Iterator[str]:
     """Speak ``language`` inside the block (a request, a test), then the one before."""
-    token = _current.set(language if language in LANGUAGES else DEFAULT)
+    token = speaking(language)
     try:
         yield _current.get()
     finally:
-        _current.reset(token)
+        spoken(token)
+
+
+def speaking(language: str) -> contextvars.Token[str]:
+    """Speak ``language`` until ``spoken(token)``: ``using`` as a pair of calls, for the service's
+    append, where a context manager's four calls a request are a layer of its own (issue 25)."""
+    return _current.set(language if language in LANGUAGES else DEFAULT)
+
+
+def spoken(token: contextvars.Token[str]) -> None:
+    """Speak the language spoken before ``speaking`` gave ``token``."""
+    _current.reset(token)
 
 
 def use(language: str) -> None:

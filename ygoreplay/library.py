@@ -233,6 +233,15 @@ def what_if(header: Any, position: int) -> bool:
     return bool(parent) and position >= (at or 0)
 
 
+@functools.cache
+def _views() -> tuple[Callable[[str, Any], bool], Callable[..., bool]]:
+    """``views.can_see`` and ``views.flag_seen``, imported by the first write that asks (a store
+    opened only to read, ``show --at N``, needs no views), not by an import statement at every
+    append."""
+    from .views import can_see, flag_seen
+    return can_see, flag_seen
+
+
 def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = False) -> Seen:
     """The spectator's card events of ``event`` just applied to ``fold`` (``before`` gave
     ``negated``; ``at`` its recording time in milliseconds): a card counts only when the
@@ -240,7 +249,7 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
     and the record knows its passcode; a flag only where the spectator's own fold flags it too
     (``views.flag_seen``); no card event, flag nor rollback of a branch's what-if (``judges``,
     ``what_if``)."""
-    from .views import can_see, flag_seen   # here: a store opened only to read (``show --at N``) needs no views
+    can_see, flag_seen = _views()
     state = fold.state
     turn = int(getattr(state, "turn", 0) or 0)
     kind = event.kind

@@ -36,6 +36,7 @@ gone. What the record promised must be kept outside the store:
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
 import sqlite3
@@ -63,8 +64,14 @@ MAX_RECEIPT_FILES = 100_000          # in one folder given to verify --receipt
 MAX_EVENTS = 10 ** 12                    # a count any store can hold, and any backend can compare
 
 
+#: base64's alphabet to base64url's (``base64.urlsafe_b64encode``'s own table)
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
+
+
 def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    """``data`` in base64url with no padding: ``base64.urlsafe_b64encode`` in one C call, not
+    three Python ones (a receipt's two fields, every append's answer: issue 25)."""
+    return binascii.b2a_base64(data, newline=False).translate(_URLSAFE).rstrip(b"=").decode()
 
 
 def _unb64(text: object, most: int) -> bytes:

@@ -594,7 +594,7 @@ def _header_state(header: Header) -> bytes:
 
 def _head_row(duel_id: str, head: Head) -> library.HeadRow:
     """The stored row of a signed anchor (its version the event count)."""
-    from . import library
+    library = _writing()[1]       # looked up once, not by an import statement at every append
     return library.HeadRow(f"{duel_id}/head", head.count, HEAD_TOPIC, msgpack.packb(head.to_dict()), head.status)
 
 

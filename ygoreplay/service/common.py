@@ -140,7 +140,10 @@ def _within_limit(length: bytes) -> bool:
 
 def _says_nothing_of_caching(headers: list) -> bool:
     """Whether an answer's headers say nothing of caching (``_Limit`` then adds ``no-store``)."""
-    return not any(name.lower() == b"cache-control" for name, _ in headers)
+    for name, _ in headers:            # a loop, not ``any`` of a generator: each append's answer
+        if name.lower() == b"cache-control":
+            return False
+    return True
 
 
 def _json(status: int, data: dict) -> JSONResponse:

@@ -12,11 +12,12 @@ import threading
 import time
 from collections import Counter
 from contextlib import AsyncExitStack
-from typing import Annotated, Any, Callable, Coroutine
+from typing import Annotated, Any, Awaitable, Callable, Coroutine
 
 from fastapi import Depends, FastAPI, Request
 from fastapi import routing as fastapi_routing
 from fastapi.routing import APIRoute, serialize_response
+from starlette._exception_handler import wrap_app_handling_exceptions
 from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.responses import Response
@@ -168,13 +169,15 @@ class Service:
         self.admin_digest = admin_digest
         self.threads: Threads | None = None        # the loop's threads, once it runs (``create_app``)
 
-    async def in_thread(self, func: Callable[..., Any], *args: Any) -> Any:
+    def in_thread(self, func: Callable[..., Any], *args: Any) -> Awaitable[Any]:
         """``func(*args)`` in one of the loop's threads, in this request's context (its language),
-        as ``asyncio.to_thread``; answered by one future of the loop, not a thread's future chained
-        to one (a hop there and back is an append's every request: issue 25)."""
+        as ``asyncio.to_thread``: to be awaited at once, in the loop. Answered by one future of the
+        loop, not a thread's future chained to one, and that future itself is awaited, not a
+        coroutine around it that each answer resumes too (a hop there and back is an append's
+        every request: issue 25)."""
         threads = self.threads
         if threads is None:
-            return await asyncio.to_thread(func, *args)
+            return asyncio.to_thread(func, *args)
         loop = asyncio.get_running_loop()
         done = loop.create_future()
         context = contextvars.copy_context()
@@ -189,7 +192,7 @@ class Service:
             except RuntimeError:                # the loop has closed: nobody awaits it
                 pass
         threads.run(run)
-        return await done
+        return done
 
     # -- who is asking --------------------------------------------------------------------------
 
@@ -469,6 +472,56 @@ class DirectRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         standard = super().get_route_handler()
+        direct = self._direct()
+        if direct is None:
+            return standard
+        plain_query, answered = direct
+
+        async def handler(request: Request) -> Response:
+            plain = plain_query(request.scope)
+            if plain is None:
+                return await standard(request)
+            return await answered(request, plain)
+        return handler
+
+    def lane_app(self, standard: ASGIApp, included: Any, prepared: Callable[[Scope], None]) -> ASGIApp:
+        """The route as the lane calls it (``_lane``): a plain request (``_direct``) answered in one
+        coroutine, with no per-request layer of FastAPI's ``request_response`` around it (its two
+        exit stacks, none of which this endpoint's dependencies use, and the exception handlers'
+        wrapper, whose ``send`` each message passed through: a fifth of the event loop's CPU of an
+        append, issue 25); any other request, and every one when the route is not direct, is
+        ``standard``'s, the route's app as included (``included``: FastAPI's inclusion context). An
+        error is answered by the same handlers, looked up as the wrapper looks them up, since it is
+        raised through that wrapper (``wrap_app_handling_exceptions``), so its bytes are the same.
+        ``prepared`` leaves the scope as the router leaves it for the route."""
+        effective = getattr(fastapi_routing, "_effective_route_context_var", None)
+        token = effective.set(included) if effective is not None and included is not None else None
+        try:
+            direct = self._direct()
+        finally:
+            if token is not None:
+                effective.reset(token)
+        if direct is None:
+            return _routed_as(standard, prepared)
+        plain_query, answered = direct
+
+        async def lane_app(scope: Scope, receive: Receive, send: Send) -> None:
+            prepared(scope)
+            plain = plain_query(scope)
+            if plain is None:
+                return await standard(scope, receive, send)
+            request = Request(scope, receive, send)
+            try:
+                response = await answered(request, plain)
+            except Exception as error:     # noqa: BLE001  (answered by the handlers it is raised to)
+                return await wrap_app_handling_exceptions(_raising(error), request)(scope, receive, send)
+            await response(scope, receive, send)
+        return lane_app
+
+    def _direct(self) -> tuple[Callable[[Scope], tuple[int | None] | None],
+                               Callable[[Request, tuple[int | None]], Coroutine[Any, Any, Response]]] | None:
+        """How a plain request is told (``(expected,)``, else None: FastAPI's) and answered, for the
+        route as it is being built or included now; None when every request is FastAPI's."""
         endpoint, field, status = self.endpoint, self.response_field, self.status_code or 200
         queried = {p.name for p in self.dependant.query_params}
         if not queried <= _DIRECT_QUERY:          # a query it does not read would be passed unsolved
@@ -482,28 +535,41 @@ class DirectRoute(APIRoute):
         # an override of a dependency (a test's, an embedder's) is FastAPI's to call, as for any route
         provider = getattr(as_included, "dependency_overrides_provider", None)
         if not _SERIALIZES_JSON or [d.call for d in dependant.dependencies] != [service_of, duel_caller]:
-            return standard
+            return None
         takes_expected = "expected" in queried
         # what FastAPI gives a parameter the query leaves out: a confirm left as its Query marker
         # read as confirmed, and every plain append skipped the repeated-turn check
         defaults = {p.name: p.field_info.default for p in self.dependant.query_params if p.name != "expected"}
 
-        async def handler(request: Request) -> Response:
-            plain = _PLAIN_EXPECTED.fullmatch(request.scope.get("query_string", b""))
-            if (plain is None or getattr(provider, "dependency_overrides", None)
-                    or (plain[1] is not None and (not takes_expected or int(plain[1]) > _MOST_EXPECTED))):
-                return await standard(request)
+        def plain_query(scope: Scope) -> tuple[int | None] | None:
+            plain = _PLAIN_EXPECTED.fullmatch(scope.get("query_string", b""))
+            if plain is None or getattr(provider, "dependency_overrides", None):
+                return None
+            if plain[1] is None:
+                return (None,)
+            if not takes_expected or int(plain[1]) > _MOST_EXPECTED:
+                return None
+            return (int(plain[1]),)
+
+        async def answered(request: Request, plain: tuple[int | None]) -> Response:
             duel_id = request.path_params["duel_id"]
             service = await service_of(request)
             asking = await duel_caller(duel_id, request, service)
-            extra = {**defaults, "expected": int(plain[1]) if plain[1] is not None else None} if takes_expected \
-                else defaults
+            extra = {**defaults, "expected": plain[0]} if takes_expected else defaults
             answer = await endpoint(duel_id=duel_id, request=request, service=service, asking=asking, **extra)
             if isinstance(answer, Response):
                 return answer
             return Response(await serialize_response(field=field, response_content=answer, dump_json=True),
                             status_code=status, media_type="application/json")
-        return handler
+        return plain_query, answered
+
+
+def _routed_as(handle: ASGIApp, prepared: Callable[[Scope], None]) -> ASGIApp:
+    """``handle`` called with the scope ``prepared`` as the router would leave it."""
+    async def routed(scope: Scope, receive: Receive, send: Send) -> None:
+        prepared(scope)
+        await handle(scope, receive, send)
+    return routed
 
 
 #: The path of a duel's append, for a duel id a duel may have (``_DUEL_ID``): what the lane takes.
@@ -589,14 +655,16 @@ def _lane(app: ServiceApp) -> ASGIApp | None:
     routed = found[0]
     if routed is None or any(other is None or other[1] is not routed[1] for other in found):
         return None
-    endpoint, handle = routed
+    endpoint, handle, included = routed
 
-    async def append(scope: Scope, receive: Receive, send: Send) -> None:
+    def prepared(scope: Scope) -> None:
         # the scope as the router leaves it for the route (its path parameters, route and endpoint)
         scope["path_params"] = {**scope.get("path_params", {}), "duel_id": scope["path"].split("/")[2]}
         scope["endpoint"], scope["route"] = endpoint, route
         scope.setdefault("router", app.router)
-        await handle(scope, receive, send)
+    # a direct route's plain requests are answered with no FastAPI layer around them
+    append = route.lane_app(handle, included, prepared) if isinstance(route, DirectRoute) \
+        else _routed_as(handle, prepared)
     stack = app.build_middleware_stack()
     node: Any = stack
     while getattr(node, "app", None) is not app.router:
@@ -608,8 +676,8 @@ def _lane(app: ServiceApp) -> ASGIApp | None:
 
 
 def _flattened(stack: Any, append: ASGIApp) -> ASGIApp | None:
-    """The lane's stack with the layers between the server's errors and the route run as one
-    (``flat``): the two no-ops an append meets (FastAPI's telemetry, off in the lane, and its
+    """The lane's stack run as one (``flat``), the server's errors (``ServerErrorMiddleware``: its
+    500, answered out of the request's language as there) included: the two no-ops an append meets (FastAPI's telemetry, off in the lane, and its
     body limit, none set), ``Language``, ``_Limit``, the exception handlers' mapping (which the
     route's own wrapper does, from the same handlers) and the exit stack, each its own coroutine
     and the answer passed through each one's ``send``: about a fifth of the event loop's CPU of
@@ -634,35 +702,59 @@ def _flattened(stack: Any, append: ASGIApp) -> ASGIApp | None:
              ExceptionMiddleware, AsyncExitStackMiddleware]
     if [type(layer) for layer in layers] != known or layers[2].app is not layers[3]:   # a body limit set
         return None
-    server_errors, whole, exceptions, files = layers[0], layers[1], layers[5], layers[6]
+    server_errors, exceptions, files = layers[0], layers[5], layers[6]
     handlers = (exceptions._exception_handlers, exceptions._status_handlers)
     files_key = files.context_name
 
     async def flat(scope: Scope, receive: Receive, send: Send) -> None:
         length = _stated_length(scope)
         if length is None or not _within_limit(length) or MAX_BODY_SIZE_SCOPE_KEY in scope:
-            return await whole(scope, receive, send)
+            return await server_errors(scope, receive, send)
         language = request_language(scope)
+        started = False
 
         async def answer(message: dict) -> None:    # as ``_Limit`` and then ``Language`` send it
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 headers = message.get("headers") or []
                 if _says_nothing_of_caching(headers):
                     headers = [*headers, (b"cache-control", b"no-store")]
                 message = {**message, "headers": said_in_headers(headers, language)}
             await send(message)
         scope["starlette.exception_handlers"] = handlers      # as ``ExceptionMiddleware`` leaves them
-        with i18n.using(language):
+        failed: Exception | None = None
+        spoken = i18n.speaking(language)
+        try:
             async with AsyncExitStack() as stack:
                 scope[files_key] = stack
                 await append(scope, _limited(receive), answer)
-    server_errors.app = flat
-    return server_errors
+        except Exception as error:     # noqa: BLE001  (the server's errors' to answer, out of the language)
+            failed = error
+        finally:
+            i18n.spoken(spoken)
+        if failed is not None:          # the 500 ``ServerErrorMiddleware`` answers (none once an answer started)
+            await ServerErrorMiddleware(_raising(failed), server_errors.handler, server_errors.debug)(
+                scope, receive, _nowhere if started else send)
+    return flat
 
 
-def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp] | None:
-    """The append route's endpoint and its app as included, when the app's router takes
-    ``scope`` there (the first route that matches it whole, as ``Router.app`` tries them); else None."""
+async def _nowhere(_message: dict) -> None:
+    """A ``send`` that sends nothing: an answer already started gets no second one."""
+
+
+def _raising(error: Exception) -> ASGIApp:
+    """An app that raises ``error``: an error raised again inside a wrapper that answers it
+    (the exception handlers', the server's 500), as if it had been raised there."""
+    async def raising(_scope: Scope, _receive: Receive, _send: Send) -> None:
+        raise error
+    return raising
+
+
+def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp, Any] | None:
+    """The append route's endpoint, its app as included and FastAPI's context of that inclusion
+    (None for a route of the app's own), when the app's router takes ``scope`` there (the first
+    route that matches it whole, as ``Router.app`` tries them); else None."""
     for candidate in app.router.routes:
         match, child = candidate.matches(scope)
         if match == Match.FULL:
@@ -670,7 +762,7 @@ def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp] | None:
     else:
         return None
     if candidate is app.append_route:
-        return child["endpoint"], candidate.app
+        return child["endpoint"], candidate.app, None
     match_included = getattr(candidate, "_match", None)        # FastAPI >= 0.16x: an included router
     if match_included is None:
         return None
@@ -679,4 +771,4 @@ def _routed(app: ServiceApp, scope: Scope) -> tuple[Callable, ASGIApp] | None:
         return None
     if context.methods and "POST" not in context.methods:
         return None
-    return child["endpoint"], context.app
+    return child["endpoint"], context.app, context

@@ -46,7 +46,9 @@ def request_language(scope: Scope) -> str:
 
 def said_in_headers(headers: list, language: str) -> list:
     """An answer's headers saying the language it was served in (``Content-Language``, last)."""
-    return [*((k, v) for k, v in headers if k.lower() != b"content-language"), (b"content-language", language.encode())]
+    said = [(k, v) for k, v in headers if k.lower() != b"content-language"]    # a list, not a generator:
+    said.append((b"content-language", language.encode()))                   # each append's answer
+    return said
 
 
 class Language:
