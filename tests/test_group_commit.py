@@ -347,9 +347,10 @@ def test_the_writers_connection_is_made_again_after_it_broke_or_could_not_be_mad
 
 def test_a_write_sends_all_its_statements_with_one_wait_on_the_connection(tmp_path):
     """A write on PostgreSQL (the index's rows, the lock, the notification, the rows, a snapshot)
-    is one wait on the writer's connection besides its pipeline's start and end: each statement
-    executed alone was a wait of its own, a poll that let go of the GIL and won it back, a
-    dozen a write (issue 25, tenth pass). What it wrote is all there and verifies."""
+    is one wait on the writer's connection: each statement executed alone was a wait of its own,
+    a poll that let go of the GIL and won it back, a dozen a write (issue 25, tenth pass), and
+    psycopg's pipeline two more, its start and its end (eighteenth pass). What it wrote is all
+    there and verifies."""
     events = sample(DAMAGE)[:SNAPSHOT_EVERY + 1]
     with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
         duel = store.create_duel("one wait")
@@ -365,16 +366,16 @@ def test_a_write_sends_all_its_statements_with_one_wait_on_the_connection(tmp_pa
         for event in events[1:]:
             waits.append(0)
             store.append(duel, event)
-        assert waits and max(waits) == 3            # the pipeline's start, its statements, its end
+        assert waits and max(waits) == 1            # its statements and their answers
         assert store.info(duel).events == len(events) and store.verify(duel).ok
         assert store.state_at(duel, SNAPSHOT_EVERY) is not None
 
 
 def test_a_write_with_a_psycopg_whose_steps_are_others_executes_each_statement_as_ever(tmp_path, monkeypatch):
-    """A psycopg without the steps of an ``execute`` the write sends its statements through
-    (``store._Statements``): each statement is executed alone, and the write is all there."""
-    from ygoreplay import store as store_module
-    monkeypatch.setattr(store_module._Statements, "_STEPS", ("_a_step_no_psycopg_has",))
+    """A psycopg without the pieces the write sends its statements through (``pg_pipeline``):
+    each statement is executed by a cursor in psycopg's pipeline, and the write is all there."""
+    from ygoreplay import pg_pipeline
+    monkeypatch.setattr(pg_pipeline, "STEPS", ("_a_step_no_psycopg_has",))
     events = sample(DAMAGE)[:SNAPSHOT_EVERY + 1]
     with fresh_url("postgresql", tmp_path / "x.sqlite", "gc") as where, Store(where, concurrent=True) as store:
         duel = store.create_duel("each alone")

@@ -68,7 +68,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
 
-from . import chain, signing
+from . import chain, pg_pipeline, signing
 from .cards import CardDB, CardDBError, CardFacts
 from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnavailable, VerificationError,
                      WriteOutcomeUnknown, YgoreplayError)
@@ -3711,16 +3711,21 @@ class _PostgresWriter:
         self._closed = False             # ``close``d for good: no connection is made again
         self._encoded: tuple = ()        # the statements below as the connection's bytes (``_connection``)
 
-        def insert(table: str, tail: str = "") -> Any:
+        def insert(table: str, tail: str = "", marks: tuple[str, ...] = ("%b",) * 4) -> Any:
             return sql.SQL("INSERT INTO {} (originator_id, originator_version, topic, state) SELECT * FROM "
-                           "unnest(%b::text[], %b::int8[], %b::text[], %b::bytea[])" + tail).format(
-                sql.Identifier(schema, table))
+                           "unnest({}::text[], {}::int8[], {}::text[], {}::bytea[])" + tail).format(
+                sql.Identifier(schema, table), *map(sql.SQL, marks))
         # ``SET LOCAL lock_timeout`` (``LOCK_WAIT``) first, then the lock: the index rows, sent
         # between them, wait for their row locks no longer than the table's
         self._lock_wait, *self._lock = recorder.lock_table_statements
         self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
         self._events = insert(recorder.events_table_name)
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
+        # the same with ``$n``: their arrays sent as built (``pg_pipeline``), not dumped by psycopg
+        numbered = ("$1", "$2", "$3", "$4")
+        self._events_bin = insert(recorder.events_table_name, marks=numbered)
+        self._snapshots_bin = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING", numbered)
+        self._prepared = pg_pipeline.Prepared()   # the connection's prepared statements (``_connection``)
         self._find = sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = %s").format(
             sql.Identifier(schema, recorder.events_table_name))
 
@@ -3729,12 +3734,23 @@ class _PostgresWriter:
         return ([str(r.originator_id) for r in rows], [r.originator_version for r in rows],
                 [r.topic for r in rows], [r.state for r in rows])
 
+    @staticmethod
+    def _arrays(query: bytes, columns: tuple[list, list, list, list]) -> tuple[bytes, tuple[int, ...], list[bytes]]:
+        """The rows' four columns as ``pg_pipeline`` sends them: PostgreSQL's binary arrays, built
+        here (psycopg's dumper of a list was ~1 µs an element, four elements a row)."""
+        ids, versions, topics, states = columns
+        return (query, (pg_pipeline.TEXT[1], pg_pipeline.INT8[1], pg_pipeline.TEXT[1], pg_pipeline.BYTEA[1]),
+                [pg_pipeline.text_array(ids), pg_pipeline.int8_array(versions), pg_pipeline.text_array(topics),
+                 pg_pipeline.bytea_array(states)])
+
     def write(self, rows: list[StoredEvent], snapshot_rows: list[StoredEvent]) -> None:
         """Raises the recorder's errors, as its own insert does (``IntegrityError``: a position taken).
 
         BEGIN and COMMIT are statements of the pipeline, so the whole write is one sync, one
         round trip: psycopg's ``transaction()`` in a pipeline nests two more pipelines, a sync
-        each (a quarter of a group's CPU in the writer, issue 25). A write that fails is rolled
+        each (a quarter of a group's CPU in the writer, issue 25). The statements go straight to
+        libpq, answered in one wait (``pg_pipeline``: psycopg's steps around each statement were
+        ~200 µs of a write's CPU, eighteenth pass). A write that fails is rolled
         back here (``_undo``); one whose connection was lost returns if its rows are stored (the
         COMMIT was carried out, only its answer lost: ``_stored``), raises ``WriteOutcomeUnknown``
         when that cannot be learned, and the recorder's error when they are not. A server not
@@ -3751,21 +3767,22 @@ class _PostgresWriter:
                     conn = self._connection()
                 except psycopg.Error as exc:          # nothing was sent
                     raise store._outage_error(exc, written=True) or exc
-                lock_wait, lock, notify, events, snapshots = self._encoded
-                batch = _Statements()
+                lock_wait, lock, notify, events, snapshots, events_bin, snapshots_bin = self._encoded
+                batch = pg_pipeline.Statements()
                 batch.execute(b"BEGIN")
                 batch.execute(lock_wait, prepare=True)
                 index.write(batch, rows)
                 for statement in lock:
                     batch.execute(statement, prepare=True)
                 batch.execute(notify, prepare=True)
-                batch.execute(events, self._columns(rows), prepare=True)
+                columns = self._columns(rows)
+                batch.execute(events, columns, prepare=True, binary=self._arrays(events_bin, columns))
                 if snapshot_rows:
-                    batch.execute(snapshots, self._columns(snapshot_rows), prepare=True)
+                    columns = self._columns(snapshot_rows)
+                    batch.execute(snapshots, columns, prepare=True, binary=self._arrays(snapshots_bin, columns))
                 batch.execute(b"COMMIT")
                 try:
-                    with conn.pipeline():
-                        batch.send(conn.cursor())
+                    batch.send(conn, self._prepared)
                 except BaseException as exc:
                     backend = self._backend
                     self._undo(conn, exc)
@@ -3843,10 +3860,12 @@ class _PostgresWriter:
                 conn.close()
                 raise
             self._conn = conn
+            self._prepared = pg_pipeline.Prepared()
             # composed once a connection, not at every statement of every write (~10% of its CPU)
             self._encoded = (self._lock_wait.as_bytes(conn), [statement.as_bytes(conn) for statement in self._lock],
                              self._notify.as_bytes(conn), self._events.as_bytes(conn),
-                             self._snapshots.as_bytes(conn))
+                             self._snapshots.as_bytes(conn), self._events_bin.as_bytes(conn),
+                             self._snapshots_bin.as_bytes(conn))
         return self._conn
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
@@ -3867,43 +3886,6 @@ class _PostgresWriter:
         finally:
             if done:
                 self._using.release()
-
-
-class _Statements:
-    """The statements of one write, collected as a cursor takes them (``execute``), then sent in
-    its pipeline all at once (``send``). A cursor's ``execute`` in a pipeline is a wait of its own
-    on the connection, commands flushed and results looked for, each wait letting go of the GIL
-    and winning it back: a dozen a write, where all of its statements are one (issue 25). They
-    go through psycopg's own steps of an ``execute`` (the query converted, prepared when asked,
-    its results checked in the pipeline), only not waited on one by one; with a psycopg that
-    has other steps, each is executed as ever."""
-
-    _STEPS = ("_start_query", "_convert_query", "_maybe_prepare_gen")
-
-    def __init__(self) -> None:
-        self.statements: list[tuple[Any, Any, bool | None]] = []
-
-    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = None) -> None:
-        self.statements.append((query, params, prepare))
-
-    def send(self, cursor: Any) -> None:
-        """Send them with ``cursor``, in its connection's pipeline (their errors raised as its own)."""
-        conn = cursor.connection
-        pipeline, prepared = getattr(conn, "_pipeline", None), getattr(conn, "_prepared", None)
-        if (pipeline is None or not hasattr(pipeline, "_communicate_gen") or not hasattr(prepared, "maintain_gen")
-                or not all(hasattr(cursor, step) for step in self._STEPS)):
-            for query, params, prepare in self.statements:
-                cursor.execute(query, params, prepare=prepare)
-            return
-
-        def sent() -> Any:
-            for query, params, prepare in self.statements:
-                yield from cursor._start_query(query)
-                yield from cursor._maybe_prepare_gen(cursor._convert_query(query, params), prepare=prepare)
-                yield from prepared.maintain_gen(conn)
-            yield from pipeline._communicate_gen()
-        with conn.lock:
-            conn.wait(sent())
 
 
 def _own_connection(datastore: Any) -> dict[str, Any]:

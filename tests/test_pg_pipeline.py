@@ -1,0 +1,102 @@
+"""The PostgreSQL write sent as libpq's own pipeline (``ygoreplay.pg_pipeline``, issue 25,
+eighteenth pass): its arrays built in PostgreSQL's binary form read back as they were given,
+and its statements prepared once a connection, as the server holds them, a write refused part
+way included (the statements after the refusal never reached the server's Parse)."""
+from __future__ import annotations
+
+import pytest
+
+from test_group_commit import DAMAGE
+from test_store import _pg_connect, fresh_url, sample
+from ygoreplay import pg_pipeline
+from ygoreplay.store import Store
+
+
+@pytest.mark.parametrize("values", [[], [0], [1, -1, 2**63 - 1, -2**63, 40_000]])
+def test_an_int8_array_built_reads_back_as_given(values):
+    with _pg_connect() as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT %b::int8[]", [_Raw(pg_pipeline.int8_array(values), 1016)])
+        assert cur.fetchone()[0] == values
+
+
+@pytest.mark.parametrize("values", [[], [""], ["p0.x1", "遊戯王", "a", "x" * 5000]])
+def test_a_text_array_built_reads_back_as_given(values):
+    with _pg_connect() as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT %b::text[]", [_Raw(pg_pipeline.text_array(values), 1009)])
+        assert cur.fetchone()[0] == values
+
+
+@pytest.mark.parametrize("values", [[], [b""], [b"\0\1\2", b"\xff" * 70_000, bytes(range(256))]])
+def test_a_bytea_array_built_reads_back_as_given(values):
+    with _pg_connect() as conn:
+        cur = conn.cursor()
+        cur.execute("SELECT %b::bytea[]", [_Raw(pg_pipeline.bytea_array(values), 1001)])
+        assert [bytes(v) for v in cur.fetchone()[0]] == values
+
+
+class _Raw:
+    """A parameter already in PostgreSQL's binary form (``_RawDumper``)."""
+
+    def __init__(self, data: bytes, oid: int) -> None:
+        self.data, self.oid = data, oid
+
+
+def _raw_dumper():
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+
+    class RawDumper(Dumper):
+        format = Format.BINARY
+
+        def dump(self, obj: _Raw) -> bytes:
+            return obj.data
+
+        def get_key(self, obj: _Raw, format):       # one dumper an oid
+            return (type(obj), obj.oid)
+
+        def upgrade(self, obj: _Raw, format):
+            dumper = RawDumper(type(obj))
+            dumper.oid = obj.oid
+            return dumper
+    return RawDumper
+
+
+@pytest.fixture(autouse=True)
+def _raw_params():
+    import psycopg
+    psycopg.adapters.register_dumper(_Raw, _raw_dumper())
+    yield
+
+
+def test_a_write_refused_on_a_new_connection_keeps_only_the_statements_the_server_prepared(tmp_path):
+    """A write refused on its connection's first write (another process took the position:
+    the rows' INSERT fails) never reached the Parse of its COMMIT: the store must not name that
+    statement as prepared, or every later write on the connection fails ("prepared statement
+    does not exist"). The append goes on at the new head, and each name the writer keeps is one
+    the server holds on that connection."""
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgp") as where:
+        with Store(where) as mine, Store(where) as other:
+            duel = mine.create_duel("refused first")
+            assert mine.append(duel, events[0]) == 1          # ``mine`` caches its head at 1
+            assert other.append(duel, events[1]) == 2         # another process takes position 2
+            mine._postgres.close()                            # the next write is a new connection's first
+            refused, write = [], mine._postgres.write
+
+            def watched(rows, snapshot_rows):
+                try:
+                    return write(rows, snapshot_rows)
+                except Exception as exc:
+                    refused.append(type(exc).__name__)
+                    raise
+            mine._postgres.write = watched
+            assert mine.append(duel, events[2]) == 3          # refused once, then judged at the new head
+            assert refused == ["IntegrityError"]
+            assert mine.append(duel, events[3:6]) == 6        # and later writes go on on that connection
+            conn = mine._postgres._conn
+            held = {row["name"] for row in conn.execute("SELECT name FROM pg_prepared_statements")}
+            kept = {name.decode() for name in mine._postgres._prepared.names.values()}
+            assert kept and kept <= held
+            assert mine.verify(duel).ok and mine.info(duel).events == 6
