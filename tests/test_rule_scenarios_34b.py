@@ -1,0 +1,82 @@
+"""A second head judge's review of the eighteenth pass (issue 25: judge18b), and scenarios a head
+judge rules on, recorded as a table's recorder writes them.
+
+Upheld (judge18's rulings, read against the catalogue and EDOPro's core):
+
+* SPELL-10 ("apply only while face-up in their zone, unless the card says otherwise"), TRAP-05
+  ("it applies only while face-up"): a Set Spell or Trap activates no effect of its own; Set, it
+  is activated as a card. The exception is the card's own text, which EDOPro's scripts declare
+  with ``EFFECT_FLAG_SET_AVAILABLE``: kept.
+* COUNTER-01 ("counters are markers required by effects"; CONF-20): a face-down card has no
+  effect that applies, so none that lets it receive one; EDOPro's ``card::is_can_add_counter``
+  refuses a card not face-up on the field, and ``card::reset`` clears the counters on
+  ``RESET_TURN_SET`` (with the card's other counters' resets): both upheld.
+* POS-04 ("effects that change a field monster's ... ATK/DEF do not apply to it"): a monster
+  turned face-down is back to its printed values (``RESETS_STANDARD`` holds ``RESET_TURN_SET``);
+  a lasting effect that applies again once it is face-up is recorded again: upheld.
+
+Offered though legal, and left out though legal:
+
+* LINK-02 (the printed count): the recorder's *Link Summon* suggestions took every Link-2 or
+  higher monster to list 2 or more materials (judge13's floor), while the fold takes any
+  materials that total the rating (it reads no card text). World Ocean Dragon - Zealantis (Link-4,
+  "1+ Effect Monsters") was never offered from one Link-4 monster. Now the floor is the ``min``
+  the card's script passes to ``Link.AddProcedure`` (the script reader keeps it on the helper
+  fact); without a script read, 2 for a Link-2 or higher as before.
+"""
+from __future__ import annotations
+
+from duel import CARDS, CELTIC, DECODE_TALKER, KURIBOH, fold, position
+
+from ygoreplay.actions import actions
+from ygoreplay.card_scripts import read_script
+from ygoreplay.cards import CardDB, CardFacts
+
+# == LINK-02: the Link Summon offered follows the material count its script gives ==================
+
+ZEALANTIS, FIREWALL, PROXY_DRAGON = 101110050, 5043010, 22862454
+_LINK_EFFECT = 0x4000021                         # Monster | Effect | Link
+LINK_4S = CARDS.merged(CardDB([
+    CardFacts(code=ZEALANTIS, name="World Ocean Dragon - Zealantis", type=_LINK_EFFECT, level=4, atk=2500,
+              defense=None, attribute=2, race=0x40000, link_markers=170),
+    CardFacts(code=FIREWALL, name="Firewall Dragon", type=_LINK_EFFECT, level=4, atk=2500, defense=None,
+              attribute=16, race=0x1000000, link_markers=170)]))
+#: As their scripts call the shared Link procedure: Zealantis "1+ Effect Monsters", Firewall Dragon
+#: "2+ monsters", Decode Talker "2+ Effect Monsters".
+SCRIPTS = {ZEALANTIS: "Link.AddProcedure(c,aux.FilterBoolFunctionEx(Card.IsType,TYPE_EFFECT),1)",
+           FIREWALL: "Link.AddProcedure(c,nil,2)",
+           DECODE_TALKER: "Link.AddProcedure(c,aux.FilterBoolFunctionEx(Card.IsType,TYPE_EFFECT),2)"}
+SCRIPTED = LINK_4S.with_effects({code: read_script(f"function s.initial_effect(c)\n\tc:EnableReviveLimit()\n\t{call}\nend")
+                                 for code, call in SCRIPTS.items()})
+LINK_4_BOARD = position({"mzone": [{"code": FIREWALL, "id": "fw"}, {"code": CELTIC, "id": "c1"},
+                                   {"code": KURIBOH, "id": "kb"}],
+                         "extra": [{"code": ZEALANTIS, "id": "zeal"}, {"code": DECODE_TALKER, "id": "dt"}]})
+
+
+def link_sets(card: str, cards: CardDB) -> list[list[str]]:
+    """Every set of materials the *Link Summon* offered for ``card`` holds (the tap's first); []
+    when none is offered."""
+    offer = next((a for a in actions(fold(LINK_4_BOARD, cards=cards), card=card) if a.label == "Link Summon"), None)
+    return [] if offer is None else offer.choices.get("materials", [offer.event["materials"]])
+
+
+def test_link_02_the_script_reader_keeps_the_fewest_materials_of_the_link_procedure() -> None:
+    """The helper fact of ``Link.AddProcedure(c,f,1)`` keeps its ``min``; any other helper, or a
+    ``min`` written as no plain number, keeps none."""
+    (fact,) = [f for f in SCRIPTED.effects(ZEALANTIS) if f.code == "Link.AddProcedure"]
+    assert fact.fewest_materials == 1 and "1+ materials" in fact.describe()
+    unknown = read_script("function s.initial_effect(c)\n\tLink.AddProcedure(c,nil,s.min)\n\tPendulum.AddProcedure(c)\nend")
+    assert [f.fewest_materials for f in unknown] == [0, 0]
+
+
+def test_link_02_zealantis_is_offered_from_one_link_4_monster_decode_talker_is_not() -> None:
+    """LINK-02/03: World Ocean Dragon - Zealantis (Link-4, "1+ Effect Monsters": its script's
+    ``min`` 1) from Firewall Dragon alone, which counts 4 by its rating: offered, first. Before:
+    never offered (every Link-2 or higher was taken to list 2 or more materials). Decode Talker
+    (Link-3, "2+ Effect Monsters": ``min`` 2) is never offered from one monster; without a script
+    read the floor stays 2 for a Link-2 or higher, and Zealantis is then not offered (no 2 or more
+    of these total 4)."""
+    assert link_sets("zeal", SCRIPTED)[0] == ["fw"]
+    sets = link_sets("dt", SCRIPTED)
+    assert sets and all(len(s) >= 2 for s in sets) and ["fw"] not in sets
+    assert link_sets("zeal", LINK_4S) == []
