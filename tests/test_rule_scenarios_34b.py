@@ -26,7 +26,10 @@ Offered though legal, and left out though legal:
 """
 from __future__ import annotations
 
-from duel import CARDS, CELTIC, DECODE_TALKER, KURIBOH, fold, position
+from test_rule_scenarios_27 import ev
+from test_rules_battle import mon
+
+from duel import BATTLE_OX, CARDS, CELTIC, DECODE_TALKER, KURIBOH, fold, position, refused_with
 
 from ygoreplay.actions import actions
 from ygoreplay.card_scripts import read_script
@@ -80,3 +83,28 @@ def test_link_02_zealantis_is_offered_from_one_link_4_monster_decode_talker_is_n
     sets = link_sets("dt", SCRIPTED)
     assert sets and all(len(s) >= 2 for s in sets) and ["fw"] not in sets
     assert link_sets("zeal", LINK_4S) == []
+
+
+# == EFF-05: a Flip effect wants a flip ============================================================
+
+MAN_EATER = 54652250
+FLIP_BOARD = position({"hand": [{"code": MAN_EATER, "id": "meb"}], "mzone": [None, mon("meb2", MAN_EATER, "set")]},
+                      {"mzone": [mon("ox", BATTLE_OX)]}, turn=4)
+EATS_OX = ev("activated", player=0, card="meb", effect_type="flip", targets=["ox"])
+NOT_FLIPPED = "is face-up but was not flipped face-up this turn"
+
+
+def test_eff_05_a_monster_summoned_face_up_activates_no_flip_effect() -> None:
+    """EFF-05: a Flip effect is a trigger on a flip face-up (Flip Summon, attacked, an effect).
+    Man-Eater Bug Normal Summoned face-up, or Special Summoned face-up by an effect, was never
+    flipped: its Flip effect is refused. Before: accepted (only a face-down monster was judged).
+    Flip Summoned, the other copy's is legal, and a monster set up face-up may have been flipped
+    this turn (a set-up does not say), so its effect stands."""
+    refused_with([FLIP_BOARD, ev("normal_summoned", player=0, card="meb", zone=0), EATS_OX], "EFF-05", NOT_FLIPPED)
+    refused_with([FLIP_BOARD, ev("special_summoned", player=0, card="meb", zone=0, cause="reborn"), EATS_OX],
+                 "EFF-05", NOT_FLIPPED)
+    state = fold(FLIP_BOARD, ev("flip_summoned", player=0, card="meb2"),
+                 ev("activated", player=0, card="meb2", effect_type="flip", targets=["ox"]))
+    assert state.chain[0].card == "meb2"
+    set_up = position({"mzone": [mon("meb", MAN_EATER)]}, {"mzone": [mon("ox", BATTLE_OX)]}, turn=4)
+    assert fold(set_up, EATS_OX).chain[0].card == "meb"
