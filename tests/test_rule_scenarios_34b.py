@@ -29,7 +29,7 @@ from __future__ import annotations
 from test_rule_scenarios_27 import ev
 from test_rules_battle import mon
 
-from duel import BATTLE_OX, CARDS, CELTIC, DECODE_TALKER, KURIBOH, fold, position, refused_with
+from duel import BATTLE_OX, CARDS, CELTIC, DECODE_TALKER, KURIBOH, VORSE, fold, position, refused_with
 
 from ygoreplay.actions import actions
 from ygoreplay.card_scripts import read_script
@@ -108,3 +108,35 @@ def test_eff_05_a_monster_summoned_face_up_activates_no_flip_effect() -> None:
     assert state.chain[0].card == "meb2"
     set_up = position({"mzone": [mon("meb", MAN_EATER)]}, {"mzone": [mon("ox", BATTLE_OX)]}, turn=4)
     assert fold(set_up, EATS_OX).chain[0].card == "meb"
+
+
+# == BATTLE-03: once per Battle Phase, so once more in a second one ================================
+
+SECOND = position({"mzone": [mon("vorse", VORSE)]}, {"mzone": [mon("ox", BATTLE_OX)]}, turn=3)
+#: Vorse Raider (1900) destroys Battle Ox (1700) in the first Battle Phase; Main Phase 2; a second
+#: Battle Phase, its card cited (EDOPro's EFFECT_BP_TWICE: Unlucky Report, a Gladiator Beast's).
+FIRST_BATTLE_THEN_SECOND = [
+    ev("phase_entered", phase="battle"), ev("step_entered", step="battle"),
+    ev("attack_declared", player=0, attacker="vorse", target="ox"), ev("step_entered", step="damage"),
+    ev("damage_calculated", destroyed=["ox"], damage=[0, 200]),
+    ev("life_points_changed", player=1, amount=200, reason="battle_damage"),
+    ev("card_moved", card="ox", to=[1, "gy"], reason="battle"), ev("phase_entered", phase="main2"),
+    ev("phase_entered", phase="battle", cite={"card": "vorse", "effect": "conduct the Battle Phase twice"}),
+    ev("step_entered", step="battle")]
+DIRECT = [ev("attack_declared", player=0, attacker="vorse"), ev("step_entered", step="damage"),
+          ev("damage_calculated", damage=[0, 1900]), ev("life_points_changed", player=1, amount=1900, reason="battle_damage"),
+          ev("step_entered", step="battle")]
+
+
+def test_battle_03_a_monster_attacks_again_in_a_second_battle_phase() -> None:
+    """BATTLE-03: each monster attacks once per Battle Phase. In a second Battle Phase this turn
+    (its card cited past TURN-01), Vorse Raider, which attacked in the first, attacks directly
+    again. Before: refused as BATTLE-03 ("has already attacked this Battle Phase"), the attack
+    counted per turn. A third attack in the same Battle Phase is still refused, and its attack
+    still keeps it from a position change in Main Phase 2 (POS-08)."""
+    state = fold(SECOND, *FIRST_BATTLE_THEN_SECOND, *DIRECT)
+    assert state.sides[1].lp == 8000 - 200 - 1900
+    refused_with([SECOND, *FIRST_BATTLE_THEN_SECOND, *DIRECT, ev("attack_declared", player=0, attacker="vorse")],
+                 "BATTLE-03", "has already attacked this Battle Phase")
+    refused_with([SECOND, *FIRST_BATTLE_THEN_SECOND, ev("phase_entered", phase="main2"),
+                  ev("position_changed", player=0, card="vorse", position="defense")], "POS-08", "declared an attack")
