@@ -23,6 +23,44 @@ Offered though legal, and left out though legal:
   "1+ Effect Monsters") was never offered from one Link-4 monster. Now the floor is the ``min``
   the card's script passes to ``Link.AddProcedure`` (the script reader keeps it on the helper
   fact); without a script read, 2 for a Link-2 or higher as before.
+
+Let through though illegal:
+
+* EFF-05: a Flip effect is a trigger on a flip face-up. Man-Eater Bug Normal Summoned face-up, or
+  Special Summoned face-up, activating its Flip effect was accepted: only a face-down monster not
+  flipped this turn was judged. A set-up position counts its face-up monsters as maybe flipped.
+
+Refused though legal:
+
+* BATTLE-03: each monster attacks once per *Battle Phase*. In a second Battle Phase this turn (its
+  card cited past TURN-01; EDOPro's ``EFFECT_BP_TWICE``: Unlucky Report, a Gladiator Beast's), a
+  monster that attacked in the first was refused: the attack was counted per turn.
+
+Probed and found right (kept out of the suite: they pass on the baseline): equal ATK (both
+destroyed; one or none refused, DMG-02), 0 ATK against 0 ATK (neither destroyed; both refused,
+DMG-03), a 0 ATK direct attack, a Defense Position monster with higher DEF (damage to the attacker);
+Main Phase 2 skipped (Battle to End), Main Phase 1 to 2 without a Battle Phase (TURN-07), a second
+Battle Phase uncited (TURN-01); LP halved or doubled (``set``), a cost of more LP than a player has
+(CHAIN-11), damage past 0, a gain after the loss (WIN-01), both players at 0 LP (a draw; a winner
+refused, WIN-04), one deck-out and one 0 LP together (a draw), both players drawing from empty Decks
+by Card Destruction (a draw), a draw by Pot of Greed from a Deck too short (deck_out, WIN-02), a
+Normal Spell destroyed in its chain still drawing; Quick Effects in the Damage Step by their
+scripts (an ATK/DEF Quick-Play before damage calculation, a Counter Trap chained to it; Mystical
+Space Typhoon and Mirror Force refused, BATTLE-09; the ATK/DEF one after damage calculation refused,
+BATTLE-10; without scripts undecided, CONF-18); a trigger chained to the activation whose cost sent
+its card to the GY (CHAIN-02), a Flip effect after damage calculation (BATTLE-12: not targeting a
+monster destroyed in that battle); a negated Continuous Spell left
+on the field (SPELL-04); an Equip Spell whose monster was turned face-down in its chain, or later
+(SPELL-07); a Field Spell activated or Set over your own (the old to the GY, not destroyed, SPELL-11)
+and over the opponent's (theirs stays); Extra Monster Zones and Link arrows under each rule set (both
+players' arrows open a zone, test_rulesets.py); SEGOC and "when"/"if" timing (NIS-02/06,
+test_rules_effects.py, test_rule_scenarios_33.py). Not changed: a move from the Damage Step to its
+End Step with no damage calculation (an attack stops when its target leaves; the record does not
+say why), a trigger recorded from a monster destroyed by battle before it reaches the GY (D.D.
+Warrior Lady's kind activate there; without a script the fold cannot tell), an LP cost of all of a
+player's LP (EDOPro's ``is_player_can_pay_lpcost`` takes it), a second activation of a Flip
+effect after one flip (EFF-05: the fold keeps which monsters were flipped this turn, not how many of
+their Flip effects were used; a card with two Flip effects would be refused if one flip allowed one).
 """
 from __future__ import annotations
 
