@@ -301,10 +301,10 @@ def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:
     attack = state.attack
     if attack is not None and attack.target == card.id and not attack.calculated and state.step == "damage":
         return
-    if card.face_up:                              # EFF-05: Normal or Special Summoned face-up, never flipped
-        fail(state, ev, "EFF-05", say("{name} is face-up but was not flipped face-up this turn (it was summoned "
-                                      "face-up): a Flip effect is activated only when its monster is flipped "
-                                      "face-up", name=card.name))
+    if card.face_up:                              # EFF-05: summoned face-up, or flipped in an earlier turn
+        fail(state, ev, "EFF-05", say("{name} is face-up but was not flipped face-up this turn (summoned face-up, "
+                                      "or face-up since an earlier turn): a Flip effect is activated only when "
+                                      "its monster is flipped face-up", name=card.name))
         return
     seen = say(" (it was confirmed: that shows a card, it does not flip it, TERM-10)") if card.revealed else ""
     fail(state, ev, "EFF-05", say("{name} is face-down and was not flipped face-up this turn: a Flip effect is "
