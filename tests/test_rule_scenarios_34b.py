@@ -38,7 +38,10 @@ Refused though legal:
 
 Probed and found right (kept out of the suite: they pass on the baseline): equal ATK (both
 destroyed; one or none refused, DMG-02), 0 ATK against 0 ATK (neither destroyed; both refused,
-DMG-03), a 0 ATK direct attack, a Defense Position monster with higher DEF (damage to the attacker);
+DMG-03), a 0 ATK direct attack, a Defense Position monster with higher DEF (damage to the attacker); the Damage Step's sub-steps
+(NIS-03: damage calculated in the Battle Step or twice, a Damage Step with no attack, an attack
+declared in it, the End Step with a monster destroyed by battle still on the field, BATTLE-14, or
+battle damage never applied, DMG-10);
 Main Phase 2 skipped (Battle to End), Main Phase 1 to 2 without a Battle Phase (TURN-07), a second
 Battle Phase uncited (TURN-01); LP halved or doubled (``set``), a cost of more LP than a player has
 (CHAIN-11), damage past 0, a gain after the loss (WIN-01), both players at 0 LP (a draw; a winner
