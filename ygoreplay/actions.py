@@ -26,6 +26,7 @@ from .i18n import DEFAULT, N_, current, said, say
 from .rules import RuleViolation, apply
 from .rules.base import ON_FIELD, priority_holder
 from .rules.battle import battle_result
+from .rules.effects import script_effects
 from .sentences import END_REASONS
 from .state import MAIN_MONSTER_ZONES, Card, DuelState
 
@@ -250,11 +251,12 @@ def _material_sets(state: DuelState, card: Card, method: str) -> list[list[str]]
     """The sets of face-up monsters ``card``'s player controls that the procedure's basic rules
     accept (XYZ-01/02: 2 or more of the Level of its Rank, no Token; SYN-01: 1 Tuner and non-Tuners
     whose Levels sum to its Level; LINK-02/03: each counting 1 or its Link rating, to its rating,
-    2 or more for a Link-2 or higher, as every such card lists), the fewest materials first."""
+    as many as the card lists at least: ``_fewest_link_materials``), the fewest materials first."""
     from itertools import combinations
     known = [m for m in state.monsters(card.owner) if m.face_up and m.code]
+    fewest = _fewest_link_materials(state, card) if method == "link" else 1
     found: list[list[str]] = []
-    for size in range(1, len(known) + 1):
+    for size in range(fewest, len(known) + 1):
         for group in combinations(known, size):
             if _fits(card, method, group):
                 found.append([m.id for m in group])
@@ -272,12 +274,20 @@ def _fits(card: Card, method: str, group: tuple[Card, ...]) -> bool:
         return (len(group) >= 2 and None not in levels and sum(m.facts.is_tuner for m in group) == 1
                 and sum(level or 0 for level in levels) == card.current_level)
     rating = card.facts.link_rating or 0
-    if rating >= 2 and len(group) < 2:           # LINK-02: a Link-2 or higher lists 2 or more materials
-        return False
     totals = {0}
     for m in group:
         totals = {t + v for t in totals for v in ({1, m.facts.link_rating} if m.facts.link_rating else {1})}
     return rating in totals
+
+
+def _fewest_link_materials(state: DuelState, card: Card) -> int:
+    """LINK-02 (the printed count, card text the fold does not judge: it takes any materials that
+    total the rating): the ``min`` its script passes to ``Link.AddProcedure`` (World Ocean Dragon -
+    Zealantis, a Link-4, "1+ Effect Monsters": 1, so one Link-4 alone; Decode Talker, "2+": 2);
+    without a script read, 2 for a Link-2 or higher (nearly every one lists 2 or more), 1 for
+    a Link-1."""
+    fewest = max((f.fewest_materials for f in script_effects(state, card)), default=0)
+    return fewest or min(card.facts.link_rating or 1, 2)
 
 
 def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) -> Iterator[Proposal]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .effect_facts import HELPER, EffectFact
+from .effect_facts import HELPER, LINK_PROCEDURE, EffectFact
 from .errors import InputError
 from .i18n import say
 
@@ -252,7 +252,11 @@ class _Reader:
         if not (isinstance(statement, a.Call) and isinstance(statement.func, a.Index)
                 and isinstance(statement.func.value, a.Name) and statement.func.value.id not in _ENGINE_TABLES):
             return
-        builder = _Builder(initial=True, values={"types": (HELPER,), "code": _text(statement.func)})
+        code = _text(statement.func)
+        builder = _Builder(initial=True, values={"types": (HELPER,), "code": code})
+        if code == LINK_PROCEDURE and len(statement.args) > 2 and isinstance(statement.args[2], a.Number) \
+                and isinstance(statement.args[2].n, int) and statement.args[2].n > 0:
+            builder.values["count"] = (statement.args[2].n, "")   # LINK-02: its ``min`` (``fewest_materials``)
         self.built.append(builder)
 
     def helper_made(self, value: Any) -> None:

@@ -34,6 +34,8 @@ TRIGGER_OPTIONAL, TRIGGER_MANDATORY = "trigger_o", "trigger_f"
 #: The type of the fact a script's call of a shared procedure leaves (``Pendulum.AddProcedure``,
 #: its ``code``): the effects it declares are not read, so the card may have more than its facts say.
 HELPER = "helper"
+#: The shared Link procedure (``Link.AddProcedure(c,f,min,max,...)``): its helper fact keeps ``min``.
+LINK_PROCEDURE = "Link.AddProcedure"
 QUICK_OPTIONAL, QUICK_MANDATORY = "quick_o", "quick_f"
 
 
@@ -86,6 +88,14 @@ class EffectFact:
         calculation (EFFECT_FLAG_DAMAGE_CAL), or answers an event of it."""
         return bool({"damage_step", "damage_cal"} & set(self.properties)) or self.code in DAMAGE_STEP_EVENTS
 
+    @property
+    def fewest_materials(self) -> int:
+        """LINK-02 (the printed count): the fewest materials a ``Link.AddProcedure(c,f,min,...)``
+        helper fact's script passes as ``min`` (``count_limit`` keeps it: a helper has no count
+        limit of its own), 1 for World Ocean Dragon - Zealantis's "1+ Effect Monsters"; 0 for any
+        other fact, or when the script writes no plain number there."""
+        return self.count_limit if self.kind == HELPER and self.code == LINK_PROCEDURE else 0
+
     def applies(self, *codes: str) -> bool:
         """Its SetCode names one of ``codes`` (``EFFECT_EXTRA_SUMMON_COUNT``)."""
         return any(code and (self.code == code or code in self.code.replace("+", " ").replace("|", " ").split())
@@ -99,7 +109,9 @@ class EffectFact:
             parts.append("flags " + ",".join(self.properties))
         if self.categories:
             parts.append("categories " + ",".join(self.categories))
-        if self.count_limit:
+        if self.fewest_materials:
+            parts.append(f"{self.fewest_materials}+ materials")
+        elif self.count_limit:
             parts.append(f"limit {self.count_limit}" + (f" by {self.count_code}" if self.count_code else ""))
         if self.ranges:
             parts.append("in " + ",".join(self.ranges))
@@ -134,4 +146,5 @@ def _words(value: object) -> tuple[str, ...]:
     return tuple(value.split()) if isinstance(value, str) else ()
 
 
-__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_COLUMNS_V1", "EFFECTS_TABLE", "HELPER", "EffectFact"]
+__all__ = ["DAMAGE_STEP_EVENTS", "EFFECTS_COLUMNS", "EFFECTS_COLUMNS_V1", "EFFECTS_TABLE", "HELPER", "LINK_PROCEDURE",
+           "EffectFact"]

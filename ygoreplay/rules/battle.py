@@ -44,7 +44,8 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if attacker.position != ATTACK:
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))
-    if attacker.attacked_turn == state.turn and not (replayed and previous.attacker == attacker.id):
+    if (attacker.attacked_turn == state.turn and attacker.id not in state.attacked_earlier
+            and not (replayed and previous.attacker == attacker.id)):
         if attacker.id in state.forfeited:
             fail(state, ev, "BATTLE-07", say("{name} forfeited its attack when another monster attacked instead after "
                                              "a replay: it cannot attack again this Battle Phase", name=attacker.name))
@@ -57,6 +58,8 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
         state.forfeited.append(previous.attacker)        # BATTLE-07: another monster attacks instead
     state.attack = Attack(attacker.id, ev.target, frozenset(c.id for c in state.monsters(1 - player)))
     attacker.attacked_turn = state.turn
+    if attacker.id in state.attacked_earlier:            # BATTLE-03: its attack of this Battle Phase
+        state.attacked_earlier.remove(attacker.id)
     if state.equips:
         settle_equips(state, stranded)
 

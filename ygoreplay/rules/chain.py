@@ -119,7 +119,7 @@ def activated(state: DuelState, ev: Activated) -> None:
         fail(state, ev, "CHAIN-01", say("this activation is Spell Speed {speed}, not {speed2}",
                                         speed=speed, speed2=ev.speed))
     must = None
-    if effect_type == "flip" and card.zone == MZONE and not card.face_up and card.id not in state.flipped:
+    if effect_type == "flip" and card.zone == MZONE and card.id not in state.flipped:
         _not_flipped(state, ev, card)
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
@@ -291,7 +291,8 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
 
 
 def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:
-    """EFF-05: a Flip effect is a trigger on a flip face-up. A monster face-down on the field that
+    """EFF-05: a Flip effect is a trigger on a flip face-up. A monster summoned face-up (Normal or
+    Special Summoned) and not flipped since has had none. A monster face-down on the field that
     was not flipped face-up this turn (flipped, then turned face-down again before its effect, it
     was) has had no flip: confirming it shows it, it does not flip it (TERM-10). The face-down
     target of an attack in the Damage Step is being flipped by the rules (POS-04; damage
@@ -299,6 +300,11 @@ def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:
     is BATTLE-12, called as for one whose flip was recorded (``_check_battle_timing``)."""
     attack = state.attack
     if attack is not None and attack.target == card.id and not attack.calculated and state.step == "damage":
+        return
+    if card.face_up:                              # EFF-05: summoned face-up, or flipped in an earlier turn
+        fail(state, ev, "EFF-05", say("{name} is face-up but was not flipped face-up this turn (summoned face-up, "
+                                      "or face-up since an earlier turn): a Flip effect is activated only when "
+                                      "its monster is flipped face-up", name=card.name))
         return
     seen = say(" (it was confirmed: that shows a card, it does not flip it, TERM-10)") if card.revealed else ""
     fail(state, ev, "EFF-05", say("{name} is face-down and was not flipped face-up this turn: a Flip effect is "

@@ -217,6 +217,8 @@ def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     for side in board.sides:                 # a Deck of unknown cards: its ids are only names
         side.order_known = all(board.cards[card_id].code for card_id in side.deck)
     board.started = True
+    # EFF-05: a set-up does not say which monsters were flipped face-up this turn: any face-up one may have been
+    board.flipped = [card.id for card in board.cards.values() if card.zone == MZONE and card.face_up]
     for name in _SET_UP_FIELDS:
         setattr(state, name, getattr(board, name))
 
@@ -241,7 +243,7 @@ def _check_card_counts(board: DuelState, ev: PositionSetUp) -> None:
 
 #: What a set-up position decides; everything else in the state keeps its value.
 _SET_UP_FIELDS = ("ruleset", "turn", "turn_player", "phase", "step", "first_player", "battle_phase_entered",
-                  "cards", "sides", "emz", "must_lose", "started", "unknowns")
+                  "cards", "sides", "emz", "must_lose", "started", "unknowns", "flipped")
 
 
 class _Builder:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..i18n import N_, say
 from ..events import (
-    GY, HAND, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered,
+    GY, HAND, MZONE, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered,
     PriorityPassed, StatsChanged, StepEntered, TurnStarted)
 from ..state import DuelState
 from . import card_text
@@ -130,6 +130,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
     state.flipped.clear()                     # EFF-05: a Flip effect waits for no flip of a past turn
     state.forfeited.clear()                   # BATTLE-07: a forfeit lasts the Battle Phase it was made in
+    state.attacked_earlier.clear()            # BATTLE-03: no earlier Battle Phase in a new turn
     state.lapsing.clear()                     # TURN-08: what lapses at the end of the turn has lapsed
     forget_takers(state, at_turn_end=True)   # CTRL-01: a taken card's trigger waits no longer
     if state.equips:
@@ -161,10 +162,22 @@ def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     state.phase = phase
     state.step = "start" if phase == "battle" else None
     if phase == "battle":
+        if state.battle_phase_entered:
+            _second_battle_phase(state)
         state.battle_phase_entered = True
     state.summon_window = None
     if state.equips:
         settle_equips(state, stranded)
+
+
+def _second_battle_phase(state: DuelState) -> None:
+    """BATTLE-03: each monster attacks once per Battle Phase, so in a second one this turn (a card
+    that grants it cited: TURN-01 otherwise; EDOPro's ``EFFECT_BP_TWICE``) the monsters that
+    attacked in the first may attack again; BATTLE-07: a forfeit lasted the first. Their attack
+    this turn still keeps their position in Main Phase 2 (POS-08)."""
+    state.attacked_earlier = [card.id for card in state.cards.values()
+                              if card.zone == MZONE and card.attacked_turn == state.turn]
+    state.forfeited.clear()
 
 
 def _draw_owed(state: DuelState, ev: PhaseEntered | PriorityPassed, left: bool) -> None:
