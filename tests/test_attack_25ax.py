@@ -1,0 +1,73 @@
+"""Attacks on issue 25's eighteenth pass (``attack25ax``): the spectator's flagged badge
+(``views.flag_seen``, ``library.seen``) through another door, and what it costs.
+
+* A Set naming its card (``shows``: the record knows the face-down card) was judged again on the
+  board as the spectator knows it, but with the record's event: the event's own ``shows`` put
+  Dark Magician there, and SUM-04 badged the duel ``flagged`` where the same Set of a Level 4
+  left no badge; the spectator's frames show neither flag. The event is now judged as the view's
+  own record holds it (``views._as_recorded``).
+* ``History.state_before`` folded every event again from the start for each flagged event
+  (checkpoints are kept only from a first rollback): a witnessed duel of thousands of flagged
+  events took time growing as their square on every append and every reindex. It now keeps
+  checkpoints as a rollback does (at most ``CHECKPOINT_EVERY`` events folded again per flag).
+"""
+from __future__ import annotations
+
+from duel import CARDS, CELTIC, DARK_MAGICIAN
+from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401
+from test_search import _drop_index
+from ygoreplay import library
+from ygoreplay.events import from_dict
+from ygoreplay.library_search import parse, search
+from ygoreplay.rules import History
+from ygoreplay.rules import history as history_module
+from ygoreplay.store import Store
+
+
+def _set(code: int) -> dict:
+    """Yugi Sets a monster with no Tribute, the recorder naming it (the spectator sees a face-down card)."""
+    return {"kind": "monster_set", "player": 0, "card": "p0.m0", "zone": 2, "shows": {"p0.m0": code}}
+
+
+def test_a_set_naming_its_card_gives_the_spectator_no_badge_that_tells_which_card_it_is(served):
+    """SUM-04 is the judge's flag on the Set Dark Magician; no spectator frame shows it. The two
+    duels differ only in the face-down card: their badges must not (on main: ``flagged`` for Dark
+    Magician, none for Celtic Guardian), whether written by the append or made anew by a reindex."""
+    url, store, client = served
+    high, tokens = _table(client, _set(DARK_MAGICIAN))
+    low, _ = _table(client, _set(CELTIC))
+    assert "SUM-04" in _flags(client, high, tokens["judge"])
+    assert _flags(client, high) == [] == _flags(client, low)
+    assert _badges(client, high) == _badges(client, low)
+    assert "flagged" not in _badges(client, high)
+    _drop_index(store)
+    with Store(url, CARDS) as reopened:
+        rows = search(reopened, parse({"source": "table"}, CARDS))["results"]
+    badges = {row["id"]: row["badges"] for row in rows}
+    assert badges[high] == badges[low] and "flagged" not in badges[high]
+
+
+def test_each_flag_judged_again_folds_a_bounded_number_of_events(monkeypatch):
+    """2,000 flagged events (a phase entered again: ``phase_entered`` main1 in Main Phase 1), each
+    judged again for the badge as ``library.seen`` does on an append and a reindex: the events
+    folded again are at most ``CHECKPOINT_EVERY`` a flag (on main: every event before it, about
+    two million)."""
+    folded = [0]
+    real = history_module.apply
+
+    def counting(state, event):
+        folded[0] += 1
+        return real(state, event)
+
+    monkeypatch.setattr(history_module, "apply", counting)
+    count = 2000
+    fold = History(CARDS)
+    events = [from_dict(e) for e in SETUP] + [from_dict({"kind": "phase_entered", "phase": "main1"})] * count
+    flagged = 0
+    for event in events:
+        negated = library.before(event, fold)
+        fold.append(event, strict=False)
+        flagged += bool(fold.flags) and fold.flags[-1].index == fold.position - 1
+        library.seen(event, fold, negated, 0)
+    assert flagged == count
+    assert folded[0] <= len(events) + count * history_module.CHECKPOINT_EVERY
