@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from duel import CARDS, CELTIC, DARK_MAGICIAN
-from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401
+from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401  (fixtures)
 from test_search import _drop_index
 from ygoreplay import library
 from ygoreplay.events import from_dict
