@@ -10,14 +10,25 @@
   (checkpoints are kept only from a first rollback): a witnessed duel of thousands of flagged
   events took time growing as their square on every append and every reindex. It now keeps
   checkpoints as a rollback does (at most ``CHECKPOINT_EVERY`` events folded again per flag).
+* ``store.own_schema`` asks each index table for this version's primary key: a store whose index
+  an earlier version made (version 3 keyed ``library_cards`` by stream before action) could no
+  longer be opened to write ("not keyed as ygoreplay keys it"), where 6b8e3df dropped that index and
+  made it anew. The key is asked only of an index of this version (``library.sqlite_keys``).
 """
 from __future__ import annotations
 
+import sqlite3
+
+from click.testing import CliRunner
+
 from duel import CARDS, CELTIC, DARK_MAGICIAN
+from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
 from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401  (fixtures)
 from test_search import _drop_index
 from ygoreplay import library
+from ygoreplay.cli import main
 from ygoreplay.events import from_dict
+from ygoreplay.library import VERSION, primary_key
 from ygoreplay.library_search import parse, search
 from ygoreplay.rules import History
 from ygoreplay.rules import history as history_module
@@ -71,3 +82,31 @@ def test_each_flag_judged_again_folds_a_bounded_number_of_events(monkeypatch):
         library.seen(event, fold, negated, 0)
     assert flagged == count
     assert folded[0] <= len(events) + count * history_module.CHECKPOINT_EVERY
+
+
+#: ``library_cards`` as index version 3 made it (before 2e0d19d): keyed by stream before action.
+_VERSION_3_CARDS = """CREATE TABLE library_cards (code INTEGER NOT NULL, stream TEXT NOT NULL,
+    action TEXT NOT NULL, turn INTEGER NOT NULL, position INTEGER NOT NULL, side INTEGER,
+    PRIMARY KEY (code, stream, action, turn, position)) WITHOUT ROWID"""
+
+
+def _index_of_version(path, version: int) -> None:
+    _alter(path, f"DROP TABLE library_cards; {_VERSION_3_CARDS}; UPDATE library_meta SET version = {version};")
+
+
+def test_a_store_whose_index_an_earlier_version_made_is_opened_and_its_index_made_anew(stored):  # noqa: F811
+    """``record`` on a store whose index is version 3's (on main: refused, exit 2, "its table
+    library_cards is not keyed as ygoreplay keys it"): written, the index made anew at this
+    version with this version's key. The same table in an index that says it is this version's
+    is still refused."""
+    path, _duel = stored
+    _index_of_version(path, 3)
+    done = CliRunner().invoke(main, ["record", OTHER, "--store", str(path)])
+    assert done.exit_code == 0, done.output
+    with sqlite3.connect(path) as conn:
+        assert primary_key(conn, "library_cards") == ("code", "action", "stream", "turn", "position")
+        assert conn.execute("SELECT max(version) FROM library_meta").fetchone()[0] == VERSION
+    conn.close()
+    _index_of_version(path, VERSION)
+    done = CliRunner().invoke(main, ["record", OTHER, "--store", str(path)])
+    assert done.exit_code == 2 and "its table library_cards is not keyed as ygoreplay keys it" in done.stderr

@@ -847,10 +847,10 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         if _SQLITE_TABLES <= tables and readonly:
             own_schema(conn, path, sorted(_SQLITE_TABLES), None, schema)
         elif _SQLITE_TABLES <= tables:        # its index's tables too: every write writes them
-            from .library import sqlite_shape
+            from .library import sqlite_keys, sqlite_shape
             shape = sqlite_shape()
             own_schema(conn, path, [*sorted(_SQLITE_TABLES), *shape.tables], shape.triggers, schema, shape.computed,
-                       shape.virtual, {**_SQLITE_KEYS, **shape.keys})
+                       shape.virtual, {**_SQLITE_KEYS, **sqlite_keys(conn)})
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
