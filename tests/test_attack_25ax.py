@@ -14,6 +14,10 @@
   an earlier version made (version 3 keyed ``library_cards`` by stream before action) could no
   longer be opened to write ("not keyed as ygoreplay keys it"), where 6b8e3df dropped that index and
   made it anew. The key is asked only of an index of this version (``library.sqlite_keys``).
+* ``POST /matches/{id}/games`` linking a duel filled who goes first and who chose with the duel's
+  seats, not the match's players (``access.seat_order``, which ``_check_first`` reads them by): a
+  duel seating Kaiba in seat 0 and Yugi going first could not be linked without naming them
+  (MATCH-07, "player 0 going first, not player 1"). One reading now (``links.first_players``).
 """
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ from click.testing import CliRunner
 
 from duel import CARDS, CELTIC, DARK_MAGICIAN
 from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
+from test_match_service import MATCHES, lines, match_body
+from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401  (fixtures)
 from test_search import _drop_index
 from ygoreplay import library
@@ -110,3 +116,20 @@ def test_a_store_whose_index_an_earlier_version_made_is_opened_and_its_index_mad
     _index_of_version(path, VERSION)
     done = CliRunner().invoke(main, ["record", OTHER, "--store", str(path)])
     assert done.exit_code == 2 and "its table library_cards is not keyed as ygoreplay keys it" in done.stderr
+
+
+def test_a_duel_seating_the_match_players_the_other_way_round_is_linked_with_its_own_first_player(client):  # noqa: F811
+    """The match is Yugi (player 0) v Kaiba; the duel seats Kaiba in 0, Yugi in 1, Yugi going
+    first and choosing. Linked as game 1 without naming who goes first (on main: 422, MATCH-07):
+    the game has Yugi, the match's player 0, going first and choosing."""
+    match = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=ORGANISER).json()
+    duel = client.post("/duels", json={"title": "table 4"}, headers=ORGANISER).json()
+    opening = {"kind": "duel_started", "first_player": 1, "chosen_by": 1, "method": "rps", "players": ["Kaiba", "Yugi"]}
+    assert client.post(f"/duels/{duel['id']}/events", json=[opening],
+                       headers=auth(duel["tokens"]["recorder"])).status_code == 200
+    linked = client.post(f"/matches/{match['id']}/games", json={"duel": duel["id"],
+                                                                "duel_token": duel["tokens"]["recorder"]},
+                         headers=auth(match["tokens"]["recorder"]))
+    assert linked.status_code == 201, linked.text
+    game = client.get(f"/matches/{match['id']}/state", headers=auth(match["tokens"]["judge"])).json()["games"][0]
+    assert (game["first_player"], game["chosen_by"]) == (0, 0), game
