@@ -18,15 +18,22 @@
   seats, not the match's players (``access.seat_order``, which ``_check_first`` reads them by): a
   duel seating Kaiba in seat 0 and Yugi going first could not be linked without naming them
   (MATCH-07, "player 0 going first, not player 1"). One reading now (``links.first_players``).
+* ``own_schema`` found a record table's conflict clause by its words with white space between
+  (``ON CONFLICT``), but SQLite reads a comment between them as white space:
+  ``PRIMARY KEY (originator_id, originator_version) ON/**/CONFLICT REPLACE`` went unseen, and a
+  second writer's event overwrote the first's, both receipted. Comments are made spaces first
+  (``store._uncommented``).
 """
 from __future__ import annotations
 
 import sqlite3
 
+import pytest
 from click.testing import CliRunner
 
 from duel import CARDS, CELTIC, DARK_MAGICIAN
 from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
+from test_attack_25av import _planted, _rows
 from test_match_service import MATCHES, lines, match_body
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401  (fixtures)
@@ -133,3 +140,23 @@ def test_a_duel_seating_the_match_players_the_other_way_round_is_linked_with_its
     assert linked.status_code == 201, linked.text
     game = client.get(f"/matches/{match['id']}/state", headers=auth(match["tokens"]["judge"])).json()["games"][0]
     assert (game["first_player"], game["chosen_by"]) == (0, 0), game
+
+
+#: A conflict clause with a comment between its words, which SQLite reads as white space.
+COMMENTED = {"replace": ", PRIMARY KEY (originator_id, originator_version) ON/**/CONFLICT REPLACE",
+             "ignore": ", PRIMARY KEY (originator_id, originator_version) ON -- who wins\n CONFLICT IGNORE"}
+
+
+@pytest.mark.parametrize("planted", sorted(COMMENTED))
+def test_a_record_table_whose_conflict_clause_has_a_comment_in_it_is_not_written(stored, planted):  # noqa: F811
+    """``record`` and ``branch`` on a store whose ``stored_events`` says what a conflict does with
+    a comment between ``ON`` and ``CONFLICT`` (on main: written, exit 0): refused (exit 2) naming
+    the table, nothing written."""
+    path, duel = stored
+    _planted(path, COMMENTED[planted])
+    before = _rows(path)
+    for command in (["record", OTHER], ["branch", duel, "--at", "3"]):
+        done = CliRunner().invoke(main, [*command, "--store", str(path)])
+        assert done.exit_code == 2, done.output
+        assert "its table stored_events is not keyed as ygoreplay keys it" in done.stderr, done.output
+    assert _rows(path) == before
