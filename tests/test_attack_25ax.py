@@ -33,11 +33,12 @@ from click.testing import CliRunner
 
 from duel import CARDS, CELTIC, DARK_MAGICIAN
 from test_attack_25as import OTHER, _alter, stored  # noqa: F401  (fixture)
-from test_attack_25av import _planted, _rows
+from test_attack_25av import _planted, refused_unwritten
 from test_match_service import MATCHES, lines, match_body
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 from test_attack_25au import SETUP, _badges, _flags, _table, served  # noqa: F401  (fixtures)
 from test_search import _drop_index
+from test_trust import counted_folds
 from ygoreplay import library
 from ygoreplay.cli import main
 from ygoreplay.events import from_dict
@@ -57,14 +58,14 @@ def test_a_set_naming_its_card_gives_the_spectator_no_badge_that_tells_which_car
     """SUM-04 is the judge's flag on the Set Dark Magician; no spectator frame shows it. The two
     duels differ only in the face-down card: their badges must not (on main: ``flagged`` for Dark
     Magician, none for Celtic Guardian), whether written by the append or made anew by a reindex."""
-    url, store, client = served
-    high, tokens = _table(client, _set(DARK_MAGICIAN))
-    low, _ = _table(client, _set(CELTIC))
-    assert "SUM-04" in _flags(client, high, tokens["judge"])
-    assert _flags(client, high) == [] == _flags(client, low)
-    assert _badges(client, high) == _badges(client, low)
-    assert "flagged" not in _badges(client, high)
-    _drop_index(store)
+    url, kept, web = served
+    high, tokens = _table(web, _set(DARK_MAGICIAN))
+    low, _ = _table(web, _set(CELTIC))
+    assert "SUM-04" in _flags(web, high, tokens["judge"])
+    assert _flags(web, high) == [] == _flags(web, low)
+    assert _badges(web, high) == _badges(web, low)
+    assert "flagged" not in _badges(web, high)
+    _drop_index(kept)
     with Store(url, CARDS) as reopened:
         rows = search(reopened, parse({"source": "table"}, CARDS))["results"]
     badges = {row["id"]: row["badges"] for row in rows}
@@ -76,14 +77,7 @@ def test_each_flag_judged_again_folds_a_bounded_number_of_events(monkeypatch):
     judged again for the badge as ``library.seen`` does on an append and a reindex: the events
     folded again are at most ``CHECKPOINT_EVERY`` a flag (on main: every event before it, about
     two million)."""
-    folded = [0]
-    real = history_module.apply
-
-    def counting(state, event):
-        folded[0] += 1
-        return real(state, event)
-
-    monkeypatch.setattr(history_module, "apply", counting)
+    folded = counted_folds(monkeypatch)
     count = 2000
     fold = History(CARDS)
     events = [from_dict(e) for e in SETUP] + [from_dict({"kind": "phase_entered", "phase": "main1"})] * count
@@ -154,9 +148,4 @@ def test_a_record_table_whose_conflict_clause_has_a_comment_in_it_is_not_written
     the table, nothing written."""
     path, duel = stored
     _planted(path, COMMENTED[planted])
-    before = _rows(path)
-    for command in (["record", OTHER], ["branch", duel, "--at", "3"]):
-        done = CliRunner().invoke(main, [*command, "--store", str(path)])
-        assert done.exit_code == 2, done.output
-        assert "its table stored_events is not keyed as ygoreplay keys it" in done.stderr, done.output
-    assert _rows(path) == before
+    refused_unwritten(path, duel)
