@@ -23,6 +23,22 @@
   ``PRIMARY KEY (originator_id, originator_version) ON/**/CONFLICT REPLACE`` went unseen, and a
   second writer's event overwrote the first's, both receipted. Comments are made spaces first
   (``store._uncommented``).
+
+Tried and found holding (no change): a v8 index made by 6b8e3df, opened by this tree, is made
+anew at v9 and the hidden card's badge is gone, the public one kept; a witnessed duel recorded by
+6b8e3df with a confirmation of a struck entry folds, shows, logs, verifies and takes its next
+entry on this tree; snapshots of trees of 2026-12-01 and 2026-12-05 seek to the states this tree
+folds (what differs, a card's ``pile`` and ``turn_began``, differed on 6b8e3df too, and no
+snapshot lacking them can hold a listed Deck or be a witnessed duel's resumed: its ``calls``);
+the 100 real EDOPro duels agree with the engine on both trees; the ``.yrpX`` decoders under
+truncation at every length, header bytes and LZMA bytes changed, body bytes and u32s changed,
+cut and inserted (the names, the flags, the embedded YRP1 too), packets of any id inserted with
+payloads changed or cut, and a body of 6× the real state packets (13 MiB): only ``YrpxError``,
+no run over a second (8,600 cases); ``access.seat_order`` at ``cli match duel``, the game's end
+and ``time_fields``.
+
+Left open: a ``position_set_up`` is judged for the badge with its hidden cards named (no rule
+of a set-up reads a face-down card's identity now: a set-up flag of one would tell it).
 """
 from __future__ import annotations
 
