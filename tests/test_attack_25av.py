@@ -109,6 +109,12 @@ def test_a_store_whose_record_table_is_not_keyed_as_ours_is_not_written(stored, 
     second's was dropped, answered with a receipt.)"""
     path, duel = stored
     _planted(path, PLANTED[planted])
+    refused_unwritten(path, duel)
+
+
+def refused_unwritten(path, duel: str) -> None:
+    """``record`` and ``branch`` on the store file ``path`` holding ``duel``: refused (exit 2) for
+    its ``stored_events``' key, nothing written."""
     before = _rows(path)
     for command in (["record", OTHER], ["branch", duel, "--at", "3"]):
         done = CliRunner().invoke(main, [*command, "--store", str(path)])

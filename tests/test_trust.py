@@ -330,10 +330,8 @@ def test_a_rollback_inside_one_batch_is_recorded_as_check_accepts_it(store_url, 
     assert snapshot(store.state_at(duel)) == snapshot(replay(events, CARDS))
 
 
-def test_rollbacks_cost_no_more_than_the_events_since_a_checkpoint(monkeypatch):
-    """3,200 rollbacks in a long duel: each one folds at most CHECKPOINT_EVERY events again
-    (before: the whole duel each time, 229 s)."""
-    events = _with_rollbacks(list(sample(DAMAGE)), 3200)
+def counted_folds(monkeypatch) -> list[int]:
+    """How many events a ``History`` applies from here on (appends and folds again), in ``[0]``."""
     calls = [0]
     real = history_module.apply
 
@@ -341,6 +339,14 @@ def test_rollbacks_cost_no_more_than_the_events_since_a_checkpoint(monkeypatch):
         calls[0] += 1
         return real(state, event)
     monkeypatch.setattr(history_module, "apply", counting)
+    return calls
+
+
+def test_rollbacks_cost_no_more_than_the_events_since_a_checkpoint(monkeypatch):
+    """3,200 rollbacks in a long duel: each one folds at most CHECKPOINT_EVERY events again
+    (before: the whole duel each time, 229 s)."""
+    events = _with_rollbacks(list(sample(DAMAGE)), 3200)
+    calls = counted_folds(monkeypatch)
     history = History(CARDS)
     history.extend(events)
     assert len(history.rollbacks) == 3200 and history.state.winner == 0

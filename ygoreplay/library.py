@@ -145,6 +145,19 @@ def primary_key(conn: Any, table: str) -> tuple[str, ...]:
                                                 (table,)))
 
 
+def sqlite_keys(conn: Any) -> dict[str, tuple[str, ...]]:
+    """The primary key each index table of a SQLite store file must have (``store.own_schema``):
+    this version's when its index is this version's; none when another version made it, whose
+    tables ``rebuild`` drops before anything is written to them (an index of version 3 keyed
+    ``library_cards`` by stream before action, and a store made then could not be opened)."""
+    import sqlite3
+    try:
+        found = conn.execute("SELECT max(version) FROM library_meta").fetchone()[0]
+    except sqlite3.Error:                        # no index yet: made on the open
+        return {}
+    return sqlite_shape().keys if found == VERSION else {}
+
+
 def _sqlite_keys() -> dict[str, tuple[str, ...]]:
     """The primary key of each index table as this module makes it on SQLite (read off the tables
     made in memory): a store file's must be the same (``store.own_schema``)."""

@@ -849,10 +849,10 @@ def _check_sqlite(path: Path, readonly: bool, create: bool) -> bool:
         if _SQLITE_TABLES <= tables and readonly:
             own_schema(conn, path, sorted(_SQLITE_TABLES), None, schema)
         elif _SQLITE_TABLES <= tables:        # its index's tables too: every write writes them
-            from .library import sqlite_shape
+            from .library import sqlite_keys, sqlite_shape
             shape = sqlite_shape()
             own_schema(conn, path, [*sorted(_SQLITE_TABLES), *shape.tables], shape.triggers, schema, shape.computed,
-                       shape.virtual, {**_SQLITE_KEYS, **shape.keys})
+                       shape.virtual, {**_SQLITE_KEYS, **sqlite_keys(conn)})
         marker = conn.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 0",
                               (STORE_ID,)).fetchone() if _SQLITE_TABLES <= tables else None
     except sqlite3.DatabaseError as exc:
@@ -887,6 +887,16 @@ _CHECK = re.compile(r"\bCHECK\b", re.IGNORECASE)
 #: INSERT then replaces the row it meets, or is dropped, where ygoreplay's write counts on being
 #: refused (two writers at one position: the second is judged again at the new head).
 _ON_CONFLICT = re.compile(r"\bON\s+CONFLICT\b", re.IGNORECASE)
+#: What SQLite's tokenizer reads as white space between two words besides white space: a comment
+#: (``ON/**/CONFLICT REPLACE`` is a conflict clause), outside a quoted string or name.
+_SQL_SPACING = re.compile(r"""('(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\[[^\]]*\])|/\*.*?(?:\*/|$)|--[^\n]*""",
+                          re.DOTALL)
+
+
+def _uncommented(sql: str) -> str:
+    """``sql`` with each comment made a space, as SQLite's tokenizer reads it: a check for a
+    clause by its words (``_ON_CONFLICT``) is not told apart by a comment between them."""
+    return _SQL_SPACING.sub(lambda m: m.group(1) or " ", sql)
 #: The keys of the store's own tables, as ``eventsourcing`` makes them: what tells two writes of
 #: one position apart (``own_schema``).
 _SQLITE_KEYS = {table: ("originator_id", "originator_version") for table in _SQLITE_TABLES}
@@ -920,6 +930,7 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
     if schema is None:
         schema = conn.execute(_SCHEMA).fetchall()
     made = {name: (kind, " ".join((sql or "").split())) for kind, name, sql in schema}
+    raw = {name: sql or "" for _kind, name, sql in schema}
     tables = [table for table in tables if table in made]     # others: made plain by the caller, or read by no one
     marks = ", ".join("?" * len(tables))
     generated: dict[str, list[str]] = {}
@@ -945,7 +956,7 @@ def own_schema(conn: sqlite3.Connection, path: object, tables: Iterable[str], tr
     from .library import primary_key
     for table in tables:
         unkeyed = table in keys and primary_key(conn, table) != keys[table]
-        if unkeyed or _ON_CONFLICT.search(made[table][1]):
+        if unkeyed or _ON_CONFLICT.search(_uncommented(raw[table])):
             raise StoreError(say("{path}: its table {table} is not keyed as ygoreplay keys it (its primary key, or a "
                                  "conflict clause of its own: a second write of one position would replace the "
                                  "first, be dropped or stored beside it); nothing was changed",

@@ -255,12 +255,42 @@ def flag_seen(history: History, event: Event, view: str = "spectator") -> bool:
     flags: list = []
     state.index, state.flags, state.violations, state.undecided = position, flags, [], []
     try:
-        apply(state, event)
+        apply(state, _as_recorded(event, history.state, view))
     except RuleViolation:                    # it cannot be applied to what the view knows
         return False
     except Exception:                        # noqa: BLE001  a board no view folds: no verdict, no badge
         return False                         # (never the append's failure: the index is written with it)
     return any(flag.index == position for flag in flags)
+
+
+def _as_recorded(event: Event, after: DuelState, view: str) -> Event:
+    """``event`` as ``view``'s own record holds it (``recorded_by``), judged on ``after``, the
+    record's state once it is applied: a card it shows only where the view sees it then or the
+    event shows it to everyone (``_learn``), no stats of a card the view does not see, no Deck
+    order, seal, opening of a card it does not see, nor decklist but its own. Applied as the
+    record holds it, a Set naming its card (``shows``) put Dark Magician on the board as the
+    spectator knows it, and the badge said which card the face-down one is (SUM-04)."""
+    def sees(card_id: str) -> bool:
+        card = after.cards.get(card_id)
+        return card is not None and can_see(view, card)
+    shown = set(_shown_by(event))
+    changes: dict[str, Any] = {}
+    if event.shows:
+        changes["shows"] = Shows(pair for pair in event.shows if pair[0] in shown or sees(pair[0]))
+    if isinstance(event, StatsChanged) and not sees(event.card):
+        changes.update(atk=None, defense=None, level=None)
+    elif isinstance(event, DeckShuffled) and event.order:
+        changes["order"] = ()
+    elif isinstance(event, CardsSealed) and event.seals:
+        changes["seals"] = Seals()
+    elif isinstance(event, CardsOpened) and event.cards:
+        changes["cards"] = Openings()
+        changes["shows"] = Shows((*changes.get("shows", ()),
+                                  *((o.card, o.code) for o in event.cards if o.code and sees(o.card))))
+    elif isinstance(event, DeckRegistered) and event.player != viewer(view):
+        changes.update(main=(0,) * len(event.main), extra=(0,) * len(event.extra), side=(0,) * len(event.side),
+                       unordered=False)
+    return dataclasses.replace(event, **changes) if changes else event
 
 
 def _as_known(state: DuelState, view: str) -> None:

@@ -105,8 +105,7 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     from ..card_sources import card_lookup
     from ..match import application as app
     from ..match.events import GAME_ENDINGS
-    from ..access import seat_order
-    from ..match.links import match_player, standing
+    from ..match.links import first_players, standing
     state = app.state_of(match_path, card_lookup(cards))
     game = len(state.games) + 1
     ending: list[Event] = []
@@ -114,13 +113,10 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     if found is not None:
         events, end = found
         first = events[0] if events else None
-        # by the match's players: the duel file may seat them the other way round (a seating of
-        # others reads as it stands, and the match's judge is told: ``links.check_duel``)
-        seats = seat_order(state.players, first.players if first is not None and first.kind == "duel_started"
-                           else None) or (0, 1)
-        if first is not None and first.kind == "duel_started":
-            first_player = match_player(seats, first.first_player) if first_player is None else first_player
-            chosen_by = match_player(seats, first.chosen_by) if chosen_by is None else chosen_by
+        if first is not None and first.kind == "duel_started":    # by the match's players
+            going, chose = first_players(first, state.players)
+            first_player = going if first_player is None else first_player
+            chosen_by = chose if chosen_by is None else chosen_by
         read = standing(end, state.players)
         if end.ended:
             how = end.end_reason if end.end_reason in GAME_ENDINGS else "judge"

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into, seat_order
+from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event
@@ -30,7 +30,7 @@ from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
 from .events import KINDS
-from .links import LinkProblem, Standing, check_duel, check_ending, match_player, standing
+from .links import LinkProblem, Standing, check_duel, check_ending, first_players, standing
 from .rules import Game, MatchState, apply, fold
 from . import stream as _stream  # noqa: F401  (a match is appended to as a stream of this kind: registered)
 
@@ -305,8 +305,7 @@ def _check_first(duel: Any, ev: Event, index: int, players: Sequence[str]) -> No
     first = opening(duel)
     if first is None:
         return
-    seats = seat_order(players, first.players) or (0, 1)
-    going, chose = match_player(seats, first.first_player), match_player(seats, first.chosen_by)
+    going, chose = first_players(first, players)
     if ev.first_player != going:
         raise RuleViolation("MATCH-07", say("duel {duel} has player {first} going first, not player {player}",
                                             duel=duel.id, first=going, player=ev.first_player),

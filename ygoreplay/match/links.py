@@ -215,6 +215,16 @@ def match_player(seats: tuple[int, int], seat: int | None) -> int | None:
     return seats.index(seat) if seat in seats else seat
 
 
+def first_players(first: Event, players: Sequence[str]) -> tuple[int | None, int | None]:
+    """Who goes first and who chose in a duel opening with ``first`` (its ``duel_started``), as
+    its match of ``players`` says them: by its players (``access.seat_order``; a seating of others
+    as it stands, the judge told by ``check_duel``). Every door that takes them from the duel
+    reads them here: ``POST /matches/{id}/games`` took the duel's seats, and a duel seating the
+    match's players the other way round could not be linked without naming them (MATCH-07)."""
+    seats = _seats(players, first.players) or (0, 1)
+    return match_player(seats, first.first_player), match_player(seats, first.chosen_by)
+
+
 @dataclass(frozen=True)
 class Standing:
     """Where a duel of a match stands, as the match reads it: by the match's players, not by the

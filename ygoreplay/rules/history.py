@@ -326,14 +326,17 @@ class History:
                 and pos not in self._rollback_positions and pos not in self.entries.remarks]
 
     def state_before(self, to: int) -> DuelState:
-        """A copy of the state before event ``to`` (one of those held: ``base`` on), this history
-        left as it is: what a reader who knows less than the record judges an event on
-        (``views.flag_seen``). RuleViolation when it is before ``base`` and cannot be restored."""
-        return self._state_before(to, keep=False)
+        """A copy of the state before event ``to`` (one of those held: ``base`` on): what a reader
+        who knows less than the record judges an event on (``views.flag_seen``). It keeps
+        checkpoints from its first call on, as a rollback does: made from the start each time, a
+        witnessed duel of thousands of flagged events took time growing as their square (4,000:
+        half a minute) on every append and every reindex. RuleViolation when it is before ``base``
+        and cannot be restored."""
+        return self._state_before(to)
 
-    def _state_before(self, to: int, keep: bool = True) -> DuelState:
-        """The state before event ``to``: the nearest checkpoint, then the events in effect
-        (``keep``: the checkpoints this replay passes are kept, from the first rollback on)."""
+    def _state_before(self, to: int) -> DuelState:
+        """The state before event ``to``: the nearest checkpoint, then the events in effect (the
+        checkpoints this replay passes are kept, from the first call on)."""
         if to < self.base:
             if self._restore is None:
                 raise RuleViolation("LOG-02", say("event {to} is before this history's first event ({base})",
@@ -354,7 +357,7 @@ class History:
             state.db = self.cards                        # restored from the store: judge with today's facts
         state.violations = [] if self.audit else None   # already reported once
         before, after = self._before, self._after
-        first = keep and not self._checkpointing        # the first rollback: checkpoints from here
+        first = not self._checkpointing                 # the first rollback: checkpoints from here
         folded, taken = 0, []
         for pos, event in self.effective[count:]:
             if pos >= to:
@@ -368,9 +371,8 @@ class History:
             folded += 1
             if first and folded % CHECKPOINT_EVERY == 0:
                 taken.append((pos + 1, _pack(state), count + folded))
-        if keep:
-            self._checkpoints[at + 1:at + 1] = taken
-            self._checkpointing = True
+        self._checkpoints[at + 1:at + 1] = taken
+        self._checkpointing = True
         state.index = to
         state.violations = None
         return state

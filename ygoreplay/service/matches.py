@@ -36,6 +36,7 @@ from ..i18n import beside, say
 from ..match.live import LiveMatch
 from ..match import application as app_layer, commands
 from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
+from ..match.links import first_players
 from ..match.policies import POLICIES
 from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
@@ -432,9 +433,11 @@ async def start_game(match_id: str, request: Request, service: ServiceDep,
     new_duel = None
     if linked is not None:
         first = commands.opening(await asyncio.to_thread(commands.linkable, service.hub, by, linked, live.access))
-        for name in ("first_player", "chosen_by") if first is not None else ():
-            if fields[name] is None:           # who goes first and who chose: the duel's own
-                fields[name] = getattr(first, name)
+        if first is not None:                  # who goes first and who chose: the duel's own, by the match's players
+            said = first_players(first, live.state().players)
+            for name, value in zip(("first_player", "chosen_by"), said):
+                if fields[name] is None:
+                    fields[name] = value
     else:
         name = title or f"{live.header.title or 'match ' + match_id}: duel {len(live.state().games) + 1}"
         new_duel = commands.NewDuel(new_id(), checked(name, "the title", 500))
