@@ -9,10 +9,21 @@ role           sees            may
 =============  ==============  ===============================================================================
 organiser      judge view      create duels, list and search them, upload files, and all below
 judge          judge view      roll back, branch, note
-recorder       judge view      append events (what it records is everything)
+recorder       judge view      append events (a machine's record: what it records is everything)
+               table view      the same, of a witnessed duel (a paper table: what it records is what is public)
 p0, p1         that player's   read; confirm, dispute, seal; in a witnessed duel, play of own side
 spectator      spectator view  read, held back by the duel's delay
 =============  ==============  ===============================================================================
+
+The **table view** (``TABLE``, ``view_of``) is what the table's scorekeeper sees: the spectator's
+view (each player's hand, Sets, seals and Deck orders hidden; a card named when it is shown), held
+back by no delay (it sits at the table), in the record's own card ids (what its page enters:
+``views.recorded_by``, a spectator's record is the scorekeeper's), and knowing what the
+recorder's own entries named (a Trap it was told as it was Set). Each player's device enters its
+own hidden cards into the record; read through the judge view, the scorekeeper's token gave both
+hands and every Set as the devices typed them, and the record's head (a receipt), against which
+each guess of such a card could be hashed: it has neither. Its file and its picture are a
+spectator's of the whole record.
 
 What a duel hid (both hands, the deck orders, each player's unrevealed cards) is the judge
 view's; when it is *released*, every token of the duel, and anyone on a public one, may ask for
@@ -54,9 +65,18 @@ MODES = ("machine", "witnessed")
 ENTERS_AS = {"recorder": "recorder", "judge": "judge", "p0": "p0", "p1": "p1"}
 VIEW_OF = {"organiser": "judge", "judge": "judge", "recorder": "judge", "p0": "p0", "p1": "p1",
            "spectator": "spectator", "public": "spectator"}
+#: The view of a witnessed duel's recorder: the table's, what is public there (see above).
+TABLE = "table"
 #: The views a role may ask for besides its own (a judge may look through a player's eyes).
 NARROWER = {"judge": ("judge", "p0", "p1", "spectator"), "p0": ("p0", "spectator"),
-            "p1": ("p1", "spectator"), "spectator": ("spectator",)}
+            "p1": ("p1", "spectator"), "spectator": ("spectator",), TABLE: (TABLE, "spectator")}
+
+
+def view_of(role: str, mode: str) -> str:
+    """The view ``role`` reads a duel recorded in ``mode`` (``MODES``) through, at every door
+    (the service's callers, a match's file of its duels): ``VIEW_OF``'s, but the recorder of a
+    witnessed duel reads the table's (``TABLE``), as a machine's recorder reads the judge's."""
+    return TABLE if role == "recorder" and mode == "witnessed" else VIEW_OF[role]
 
 
 class ReleaseSettingError(InputError):

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import CALL, ENTERS_AS, PLAYERS, WRITERS, Access, Seating, may_call, may_write, off_side
+from .access import (CALL, ENTERS_AS, PLAYERS, TABLE, WRITERS, Access, Seating, may_call, may_write, off_side,
+                     view_of)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -374,7 +375,9 @@ class Records:
         appended there: who may write each kind, the witness, the mode, who entered it, a turn
         change entered twice (``repeated_turn``; not judged when ``made_on`` is None: confirmed); a
         player's entry in its view's names, turned into record ids at that head and written there
-        only (its answers, a refusal of the rules included, name cards as the view does)."""
+        only (its answers, a refusal of the rules included, name cards as the view does). A
+        witnessed duel's recorder reads the table's view (``access.TABLE``): a refusal whose entry
+        names a card the table does not see says no more than that the reason is the judge's."""
         what_if = role == "judge" and bool(self.store.head_header(duel_id).parent)   # MATCH-08: the judge's line
         refused = sorted({e.kind for e in given if not may_write(role, e.kind, witnessed, what_if)
                           and not (_a_call(e) and may_call(role, witnessed))})
@@ -428,11 +431,21 @@ class Records:
                                              expected_position=0 if count == 0 and expected is None else expected,
                                              receipted=self.witness is None)
         except RuleViolation as exc:
-            if not read:
+            table = view_of(role, "witnessed" if witnessed else "machine") == TABLE
+            if not read and not table:
                 raise
             at = exc.index - count
-            hidden = unseen(read[0].view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
-            raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
+            hidden = (unseen(read[0].view if read else TABLE, events[at], self.store.head_state(duel_id))
+                      if 0 <= at < len(events) else [])
+            if read:
+                raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
+            if not hidden:
+                raise
+            # a witnessed duel's recorder reads the table's view: the record's reason may say what a
+            # card a player's device entered hidden is ("p1.m0 was shown to be Luster Dragon", LOG-10)
+            why = say("the rules refuse it as the record stands: it names {named}, a card the table does not see, "
+                      "so the reason is the judge's (their view says it)", named=", ".join(hidden))
+            raise RuleViolation(exc.rule, why, exc.index, exc.kind) from None
 
     def _not_in_what_if(self, duel_id: str) -> None:
         """A player enters nothing into a judge's what-if branch whose parent has not released what

@@ -4,9 +4,11 @@ as events arrive, and every follower woken when there is more.
 ``Hub`` holds the duels this process serves. A duel's record is read from the store once; after
 that, new events are read as they are appended here, or, on PostgreSQL, as any process appends
 them: one LISTEN/NOTIFY subscription per process (``Store.subscribe``) wakes the duels it names,
-never one per follower. Each view (judge, p0, p1, spectator) is redacted and folded event by
-event (``views.Redactor`` and ``views.ViewReplay``), so a follower's next event costs nothing
-more than sending it. A spectator view is held back by the duel's delay (events, seconds).
+never one per follower. Each view (judge, p0, p1, spectator, and the table's of a witnessed
+duel's recorder, ``access.TABLE``: the spectator's in the record's card ids) is redacted and
+folded event by event (``views.Redactor`` and ``views.ViewReplay``), so a follower's next event
+costs nothing more than sending it. A spectator view is held back by the duel's delay (events,
+seconds); the table's is not (it sits at the table).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import msgpack
 
 from . import i18n
 from .i18n import say
-from .access import Access
+from .access import TABLE, Access
 from .board import board
 from .cache import Cache
 from .card_names import card_name
@@ -200,7 +202,7 @@ class LiveView:
     def __init__(self, view: str, cards: CardDB, secret: bytes, redact: bool = True) -> None:
         self.view = view
         self.full_cards = cards
-        self.redactor = Redactor(cards, view, secret) if redact and view != "judge" else None
+        self.redactor = _redactor(view, cards, secret) if redact and view != "judge" else None
         self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
         # its fold's history made now, with the view (a follower's connection makes it, in a
         # thread), not by its first event: that comes with every other duel's first, all at once
@@ -616,7 +618,8 @@ class LiveDuel:
 
     def replay_file(self, view: str, key: OrganiserKey) -> bytes:
         """The signed ``.ygr`` file of what ``view`` may see, derived from the verified record;
-        made once per view and number of events it may see."""
+        made once per view and number of events it may see. The table's (``access.TABLE``) is a
+        spectator's file of every event the table has seen (a file's names are a view's own)."""
         count = self.visible(view)
         return self.cache.get((self.id, "file", view, count), lambda: self._replay_file(view, count, key))
 
@@ -627,6 +630,7 @@ class LiveDuel:
             raise VerificationError(say("duel {id} fails verification (run verify): nothing was derived from it",
                                         id=self.id))
         records, header = self.records[:count], self.header
+        view = "spectator" if view == TABLE else view
         match = {"duel": self.id, "title": header.title}
         if header.parent:
             match.update(parent=header.parent, branch_at=header.branch_at)
@@ -634,6 +638,16 @@ class LiveDuel:
                              header.root, header.secret, match, header.source, header.created,
                              chain=[r.hash for r in records])
         return dumps(replay, key)
+
+
+def _redactor(view: str, cards: CardDB, secret: bytes) -> Redactor:
+    """What derives ``view`` from the record: the table's (``access.TABLE``) is the spectator's
+    redaction in the record's own card ids, as the table's recorder enters them
+    (``views.recorded_by``: a spectator's record is the scorekeeper's), knowing too what the
+    recorder's own entries named (a Trap it named as it was Set: its page offers to activate it)."""
+    if view == TABLE:
+        return Redactor(cards, "spectator", secret, keep_ids=True, own="recorder")
+    return Redactor(cards, view, secret)
 
 
 def _view_key(name: str) -> str:

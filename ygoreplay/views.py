@@ -326,12 +326,12 @@ def attack_target(earlier: list[Event] | tuple, state: DuelState) -> Any:
 
 
 def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
-    """The cards an entry of ``view``'s device (p0, p1) shows, names or cites and that the view
-    does not see at ``state`` (the other player's hidden cards, and its own Deck's, whose order
-    it does not see either): what the full record's reasons about the entry may tell of them (a
-    card's name, where it is: "Vorse Raider is at [0, 'deck', 7]"), the view may not be told."""
-    me = _PLAYERS.get(view)
-    if me is None or state is None:
+    """The cards an entry of ``view``'s device (p0, p1; the table's recorder, ``access.TABLE``, as
+    a spectator) shows, names or cites and that the view does not see at ``state`` (the other
+    player's hidden cards, and its own Deck's, whose order it does not see either): what the full
+    record's reasons about the entry may tell of them (a card's name, where it is: "Vorse Raider
+    is at [0, 'deck', 7]"), the view may not be told."""
+    if view == "judge" or state is None:
         return []
     cards, out = state.cards, []
     cause = getattr(event, "cause", None)
@@ -588,7 +588,7 @@ class Redactor:
     ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
 
     def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False,
-                 full_scan: bool = False) -> None:
+                 full_scan: bool = False, own: str | None = None) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         self.view = view
@@ -600,6 +600,9 @@ class Redactor:
         # ``_Looked``); ``full_scan``: look at every card at every event (the tests' reference).
         self.looked: _Looked | None = None
         self.full_scan = full_scan
+        #: Whose entries are the viewer's own (``Event.entered_by``; the table's recorder's): a card
+        #: one of them shows, the viewer typed itself, and knows as long as it can follow it.
+        self.own = own
 
     def feed(self, event: Event) -> ViewStep:
         out, history, names, view, key = self.redaction, self.history, self.names, self.view, self.key
@@ -640,6 +643,8 @@ class Redactor:
             view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))
         out.events.append(view_event)
         shown = set(_shown_by(event))
+        if event.shows and self.own is not None and event.entered_by == self.own:
+            shown.update(card_id for card_id, _code in event.shows)
         made = set(new)                            # created here: not known, nothing to lose track of
         mixed_decks = {p for p in (0, 1)          # a Deck as it was (the common case) took no card in
                        if state.sides[p].deck != decks[p] and not set(state.sides[p].deck) - made <= set(decks[p])

@@ -47,7 +47,7 @@ BODY_LIMITS = (f"At most {MAX_EVENTS:,} events and {MAX_BODY >> 20} MiB (413 pas
                f"{MAX_JSON_VALUES:,} values, counted before it is parsed as its ',', '[' and '{{', and a body of "
                f"JSON Lines at most {MAX_LINES:,} lines (400 past either).")
 KEEPALIVE = 15.0                 # seconds between SSE comments on a quiet duel or match
-VIEW = "^(judge|p0|p1|spectator)$"   # a view a token may ask for (``view=``)
+VIEW = "^(judge|p0|p1|spectator|table)$"   # a view a token may ask for (``view=``; ``access.TABLE``)
 
 #: The status of each reason a match write is refused before its rules (``commands.Refused``).
 REFUSED = {"forbidden": 403, "invalid": 400, "conflict": 409}

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
 from ..i18n import say
-from ..access import PLAYERS, VIEW_OF, Access, Seating, digest, knows_match, matches
+from ..access import PLAYERS, Access, Seating, digest, knows_match, matches, view_of
 from ..application import Records
 from ..errors import StoreError, VerificationError
 from ..live import Hub, LiveDuel
@@ -226,7 +226,8 @@ class Service:
             return Caller("organiser", "judge"), live
         role = self.role_in(live.access, token, "duel", duel_id,
                             lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
-        caller = Caller(role, VIEW_OF[role], live.released())
+        # the one place a duel's reader is given its view: a witnessed duel's recorder the table's
+        caller = Caller(role, view_of(role, live.access.mode), live.released())
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id))
         return caller, live

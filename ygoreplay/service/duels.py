@@ -18,8 +18,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..actions import actions
-from ..access import (MODES, PLAYERS, RELEASES, VIEW_OF, VISIBILITIES, ReleaseSettingError, Seating, may_call,
-                      may_write, off_side, release_settings)
+from ..access import (MODES, PLAYERS, RELEASES, TABLE, VISIBILITIES, ReleaseSettingError, Seating, may_call,
+                      may_write, off_side, release_settings, view_of)
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
@@ -171,14 +171,15 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     written = await service.in_thread(service.hub.appending, duel_id, appended)
     receipt, flags = done
     if isinstance(writer, Seating):             # the seat it wrote as: its flags are that view's
-        caller = replace(caller, role=writer.role, view=VIEW_OF[writer.role])
+        caller = replace(caller, role=writer.role, view=view_of(writer.role, live.access.mode))
     stop = written[-1].position + 1
     if caller.view == "judge":                  # the record's own fold is the judge's view
         return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
-    # a player's device: the flags its own view's fold finds, as its frames give them (the record's
-    # may name a card of the other player's it does not see); no receipt: the record's head is no
-    # player's (from two heads and its view's copy of the entries between, each guess of a hidden
-    # card an entry holds could be hashed until one met the next head), as ``/receipt`` is not
+    # a player's device, a witnessed duel's recorder (the table's view): the flags its own view's
+    # fold finds, as its frames give them (the record's may name a card it does not see); no
+    # receipt: the record's head is no player's, nor the table's (from two heads and its view's
+    # copy of the entries between, each guess of a hidden card an entry holds could be hashed
+    # until one met the next head), as ``/receipt`` is not
     seen = await service.in_thread(service.hub.get(duel_id).flags, caller.view, written[0].position, stop)
     return {"position": stop, "witnessed": receipt.witnessed, "flags": seen}
 
@@ -220,9 +221,10 @@ def state(duel_id: str, asking: DuelCaller, at: int | None = Query(None, ge=0, l
 def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: str | None = Query(None, max_length=64),
                  shows: str | None = Query(None, max_length=2000)) -> dict:
     """What may be entered next (``actions.py``): the actions that fit ``card`` where it is, or
-    without one the turn's own moves. For the duel's writers: the recorder and the judge see the
-    whole record; a player's device in a witnessed duel its own view, and only the actions its
-    appends may hold: on its own side (``access.off_side``), showing no card of the other
+    without one the turn's own moves. For the duel's writers, each on its own view's board: the
+    judge and a machine's recorder the whole record; a witnessed duel's recorder the table's
+    (what is public there, ``access.TABLE``); a player's device in a witnessed duel its own view,
+    and only the actions its appends may hold: on its own side (``access.off_side``), showing no card of the other
     player's it does not see (``views.out_of_sight``, judged on its view's board, in its names).
     ``shows`` (``p0.m3:12580477,...``) names cards the recorder has just seen: the actions are
     worked out as if they were those cards, and each carries them. The rules' verdict on each
@@ -231,7 +233,7 @@ def duel_actions(duel_id: str, service: ServiceDep, asking: DuelCaller, card: st
     caller, live = asking
     players = PLAYERS if live.access.mode == "witnessed" else ()     # a player's device records its side
     Service.require(caller, "recorder", "judge", *players)
-    seen = "judge" if caller.role not in PLAYERS else caller.view
+    seen = caller.view           # a player's device its own, a witnessed duel's recorder the table's (TABLE)
     view = live.view(seen)
     named = _shows(shows)
     # as far as its view may see: a player's of a judge's what-if branch stops where it left (``LiveDuel.branch_cut``)
@@ -507,9 +509,11 @@ def _with_seals(verdict: dict, sealed: SealReport | None, caller: Caller) -> dic
 def receipt(service: ServiceDep, asking: DuelCaller) -> dict:
     """A signed receipt of the record's head now, for a judge's viewer to keep and show to
     ``POST /verify`` later: a store cut back since is caught. Only for the roles that read the
-    whole record: the record's head hash is no secret to them, as it could be to a spectator."""
+    whole record: the record's head hash is no secret to them, as it could be to a spectator, or
+    to a witnessed duel's recorder (the table's view, ``access.TABLE``): each guess of a card a
+    player's device entered hidden could be hashed until one met it."""
     caller, live = asking
-    service.require(caller, "judge", "recorder")
+    service.require(caller, "judge", *(() if caller.view == TABLE else ("recorder",)))
     if not live.verified(live.count).ok:
         raise HTTPError(409, say("duel {duel_id} fails verification (run verify): no receipt is signed for it",
                                  duel_id=live.id))

@@ -27,12 +27,13 @@ from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
 from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, ReleaseSettingError, digest, release_settings,
-                      seated)
+                      seated, view_of)
 from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
 from ..events import Event, EventFormatError, from_dict
 from ..i18n import beside, say
+from ..live import LiveDuel
 from ..match.live import LiveMatch
 from ..match import application as app_layer, commands
 from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
@@ -87,6 +88,12 @@ def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, 
         return Caller("organiser", "judge"), live
     role = service.role_in(live.access, token, "match", match_id, hashed=hashed)
     return Caller(role, VIEW_OF[role], live.released()), live
+
+
+def _duel_view(who: Caller, duel: LiveDuel) -> str:
+    """The view a match's caller reads one of its duels through (``access.view_of``: its recorder
+    reads a witnessed duel as the table sees it), as the duel's own doors give it."""
+    return view_of(who.role, duel.access.mode)
 
 
 async def match_caller(match_id: str, request: Request, service: ServiceDep) -> tuple[Caller, LiveMatch]:
@@ -304,7 +311,7 @@ def match_state(match_id: str, service: ServiceDep, asking: MatchCaller,
     if view == "judge":
         # a view the match released reads a duel's record only when the duel is released too
         data["problems"] = [p.to_dict() for p in commands.problems(
-            service.hub, match_id, live.state(), lambda duel: who.view == "judge" or duel.released())]
+            service.hub, match_id, live.state(), lambda duel: _duel_view(who, duel) == "judge" or duel.released())]
     return _jsonable(data)
 
 
@@ -329,8 +336,10 @@ def match_file(match_id: str, service: ServiceDep, asking: MatchCaller,
         duel = commands.linked_duel(service.hub, match_id, game.duel)
         if duel is not None:
             # a view the match released is given of a duel only when the duel is released too;
-            # a player's, of the seat its player has in that duel (``access.seated``)
-            shown = view if view in NARROWER[who.view] or duel.released() else who.view
+            # a player's, of the seat its player has in that duel (``access.seated``); the match's
+            # recorder's, of a witnessed duel, the table's (``access.view_of``)
+            own = _duel_view(who, duel)
+            shown = view if view in NARROWER[own] or duel.released() else own
             shown = seated(shown, live.state().players, duel.seats())
             games.append(duel.replay_file(shown, service.store.key))
     return _ygr(live.replay(view, service.store.key, games), f"{match_id}.{view}.ygr")

@@ -34,7 +34,8 @@ const POSITION_WORDS = { attack: N_("face-up Attack Position"), defense: N_("fac
 const STEPS = { start: N_("Start Step"), battle: N_("Battle Step"), damage: N_("Damage Step"), end: N_("End Step") };
 const REASONS = { lp: N_("LP"), deck_out: N_("deck out"), draw: N_("a draw"), surrender: N_("surrender"),
   effect: N_("a card's effect"), judge: N_("a judge's decision"), time: N_("time"), disconnect: N_("disconnection") };
-const VIEWS = { judge: N_("judge"), p0: N_("p0"), p1: N_("p1"), spectator: N_("spectator") };
+// "table": a witnessed duel's recorder's (access.TABLE), what is public at the table, undelayed.
+const VIEWS = { judge: N_("judge"), p0: N_("p0"), p1: N_("p1"), spectator: N_("spectator"), table: N_("at the table") };
 // index.html's own words, translated in place by i18n.js (listed here for the catalogue)
 N_("view"); N_("replay file"); N_("Hover or focus a card for its facts."); N_("speed"); N_("link");
 N_("View"); N_("The board"); N_("Card details"); N_("The duel's log"); N_("Search the log");
