@@ -396,7 +396,6 @@ class Records:
             return held[0]
         if count == 0:
             self._check_mode(duel_id, access, given)
-            self._not_closed(duel_id, given)
         elif made_on is not None and expected in (None, count) and any(e.kind == "turn_started" for e in given):
             # (at another head the append is a conflict: the device reconciles, its entry may be stored)
             repeated_turn(head_state, count, made_on, given)
@@ -427,11 +426,16 @@ class Records:
             # a witness keeps receipts signed alone (its table holds no audit path): the one place
             # that decides whether a receipt is signed with its group commit (``receipts.issue``)
             # a duel's first events claim its opening: its match's game end judged it empty claims
-            # it too, and one of the two only is written (``access.OPENING``)
+            # it too, and one of the two only is written (``access.OPENING``); read only when taken
             return self.store.append_records(duel_id, events,
                                              expected_position=0 if count == 0 and expected is None else expected,
                                              receipted=self.witness is None,
-                                             claims={duel_id: opening_claim()} if count == 0 else None)
+                                             claims={duel_id: opening_claim()} if count == 0 else None,
+                                             read_claims=False)
+        except ConflictError:
+            if count == 0:
+                self._not_closed(duel_id, given)
+            raise
         except RuleViolation as exc:
             if not read:
                 raise

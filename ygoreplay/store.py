@@ -1752,7 +1752,8 @@ class Store:
                        claims: dict[str, dict[str, dict]] | None = None,
                        streams: list[dict] | None = None, receipted: bool = False,
                        others: Sequence[tuple[str, list[Event], int]] = (),
-                       written_others: dict[str, list[Record]] | None = None) -> list[Record]:
+                       written_others: dict[str, list[Record]] | None = None,
+                       read_claims: bool = True) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1779,7 +1780,9 @@ class Store:
         transaction, each strictly checked at exactly that head (else ConflictError): a match's
         game end closes its duel for play (``match.commands.record``), the duel's next position
         taken in its transaction, so no append of the duel judged before it lands after it.
-        ``written_others`` takes their records, by stream.
+        ``written_others`` takes their records, by stream. ``read_claims`` False: the claims are
+        not read before the write (a duel's first append's ``opening``, rarely taken: no read more
+        on a table's first append), the write's unique key refusing one taken all the same.
         """
         from eventsourcing.persistence import StoredEvent
         self._writable()
@@ -1787,7 +1790,8 @@ class Store:
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
         claimed = _first_rows(claims or {})
-        self._claimed(claimed)
+        if read_claims:
+            self._claimed(claimed)
         made: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         for spec in streams or ():
             self.record(**{**spec, "strict": True}, gather=made)
