@@ -292,6 +292,26 @@ class Seating:
         return self.role
 
 
+#: A duel's ``opening`` attachment: its first version says who had the first word on a duel with
+#: no event yet, its first append (``Records.append_records``) or its match, which ended its game
+#: before it began (``match.commands._closing``): one of the two only (``Store.append_records``'
+#: claims), so no duel's first events land after its match's game end judged it empty.
+OPENING = "opening"
+
+
+def opening_claim(match: str | None = None, game: int | None = None) -> dict[str, dict]:
+    """The ``OPENING`` claim of a duel's first append (no ``match``), or of its match closing it
+    unbegun (game ``game`` of ``match`` ended: LOG-03, nothing is recorded in it after)."""
+    return {OPENING: {"opened": True} if match is None else {"closed": True, "match": match, "game": game}}
+
+
+def closed_by_match(opening: dict | None) -> tuple[str, int] | None:
+    """The match and game that closed a duel unbegun, by its ``OPENING`` attachment, or None."""
+    if not opening or not opening.get("closed"):
+        return None
+    return str(opening.get("match")), int(opening.get("game") or 0)
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import (CALL, ENTERS_AS, PLAYERS, TABLE, WRITERS, Access, Seating, may_call, may_write, off_side,
-                     view_of)
+from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, WRITERS, Access, Seating, closed_by_match, may_call,
+                     may_write, off_side, opening_claim, view_of)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -427,9 +427,17 @@ class Records:
         try:
             # a witness keeps receipts signed alone (its table holds no audit path): the one place
             # that decides whether a receipt is signed with its group commit (``receipts.issue``)
+            # a duel's first events claim its opening: its match's game end judged it empty claims
+            # it too, and one of the two only is written (``access.OPENING``); read only when taken
             return self.store.append_records(duel_id, events,
                                              expected_position=0 if count == 0 and expected is None else expected,
-                                             receipted=self.witness is None)
+                                             receipted=self.witness is None,
+                                             claims={duel_id: opening_claim()} if count == 0 else None,
+                                             read_claims=False)
+        except ConflictError:
+            if count == 0:
+                self._not_closed(duel_id, given)
+            raise
         except RuleViolation as exc:
             table = view_of(role, "witnessed" if witnessed else "machine") == TABLE
             if not read and not table:
@@ -446,6 +454,16 @@ class Records:
             why = say("the rules refuse it as the record stands: it names {named}, a card the table does not see, "
                       "so the reason is the judge's (their view says it)", named=", ".join(hidden))
             raise RuleViolation(exc.rule, why, exc.index, exc.kind) from None
+
+    def _not_closed(self, duel_id: str, given: list[Event]) -> None:
+        """LOG-03: nothing is recorded in a duel whose match ended its game before it began (a game
+        loss for lateness, a concession): the record of a game does not go on after its match
+        said it ended (``match.commands._closing``; a duel begun gets its ``duel_ended`` there)."""
+        closed = closed_by_match(self.store.attachment(duel_id, OPENING))
+        if closed is not None:
+            raise RuleViolation("LOG-03", say("duel {duel} is game {game} of match {match}, which ended that game "
+                                              "before the duel began: nothing is recorded in it",
+                                              duel=duel_id, game=closed[1], match=closed[0]), 0, given[0].kind)
 
     def _not_in_what_if(self, duel_id: str) -> None:
         """A player enters nothing into a judge's what-if branch whose parent has not released what

@@ -391,7 +391,8 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
 def _head(state: DuelState, player: int, changed: set[str]) -> _Line:
     side = state.sides[player]
     named = player < len(state.players) and state.players[player]
-    text = _Line(f"{player_label(player)} ({_who(state, player)})  " if named else f"{player_label(player)}  ",
+    # the name aside in the reader's brackets: full-width in Japanese and Chinese (``aside``)
+    text = _Line(f"{player_label(player)}{aside(_who(state, player))}  " if named else f"{player_label(player)}  ",
                 style="bold")
     text.append(f"LP {side.lp}", style=("bold " + CHANGED) if f"p{player}:lp" in changed else "bold")
     text.append("  " + "  ".join((t("hand {count}", count=len(side.hand)), t("deck {count}", count=len(side.deck)),

@@ -1763,7 +1763,10 @@ class Store:
     def append_records(self, duel_id: str, events: Event | Iterable[Event], *,
                        expected_position: int | None = None, times: list[str] | None = None,
                        claims: dict[str, dict[str, dict]] | None = None,
-                       streams: list[dict] | None = None, receipted: bool = False) -> list[Record]:
+                       streams: list[dict] | None = None, receipted: bool = False,
+                       others: Sequence[tuple[str, list[Event], int]] = (),
+                       written_others: dict[str, list[Record]] | None = None,
+                       read_claims: bool = True) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1785,6 +1788,14 @@ class Store:
 
         ``receipted``: the append's receipt is signed with its group commit's anchors, kept for
         its caller to take (``receipt_proof``), where there is a group commit.
+
+        ``others`` (``(stream, events, head)``) are appended to other existing streams in the same
+        transaction, each strictly checked at exactly that head (else ConflictError): a match's
+        game end closes its duel for play (``match.commands.record``), the duel's next position
+        taken in its transaction, so no append of the duel judged before it lands after it.
+        ``written_others`` takes their records, by stream. ``read_claims`` False: the claims are
+        not read before the write (a duel's first append's ``opening``, rarely taken: no read more
+        on a table's first append), the write's unique key refusing one taken all the same.
         """
         from eventsourcing.persistence import StoredEvent
         self._writable()
@@ -1792,10 +1803,15 @@ class Store:
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
         claimed = _first_rows(claims or {})
-        self._claimed(claimed)
+        if read_claims:
+            self._claimed(claimed)
         made: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
         for spec in streams or ():
             self.record(**{**spec, "strict": True}, gather=made)
+        for other_id, other_events, head in others:
+            written_other = self._gathered_append(other_id, other_events, head, made)
+            if written_others is not None:
+                written_others[other_id] = written_other
         made_rows = [row for _id, rows, _snapshots, _live in made for row in rows]
         made_snapshots = [row for _id, _rows, snapshots, _live in made for row in snapshots]
         codes = referenced_codes(events)
@@ -1833,7 +1849,27 @@ class Store:
                                       # have appended since; judge it again on the stored head
                 except BaseException:
                     self._forget(duel_id)             # the cached fold may hold unwritten events
+                    for other_id, *_rest in others:
+                        self._forget(other_id)
                     raise
+
+    def _gathered_append(self, stream_id: str, events: list[Event], head: int, made: list) -> list[Record]:
+        """``events`` folded strictly onto stream ``stream_id`` read at its stored head, which must
+        be ``head`` (else ConflictError), and gathered into ``made`` to be written with another
+        append (``append_records``' ``others``); nothing of it is held until that is written."""
+        with self._lock_for(stream_id):
+            live = self._load_head(stream_id)            # fresh: the cached fold is left as it is
+            if live.history.position != head:
+                raise ConflictError(say("duel {duel_id} has {start} events, not {expected_position}: "
+                                        "someone else appended", duel_id=stream_id,
+                                        start=live.history.position, expected_position=head))
+            codes = referenced_codes(events)
+            try:
+                return self._write(stream_id, live, events, codes, None, [],
+                                   self._facts_for(codes, live.cards, None), "strict", made)[2]
+            except RuleViolation as exc:
+                exc.stream = stream_id                   # whose rules refused it: its caller says so
+                raise
 
     def _claimed(self, claims: list[StoredEvent]) -> None:
         """ConflictError when one of ``claims`` (first versions of attachments: ``_first_rows``) is

@@ -21,10 +21,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..access import MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into
+from ..access import (ENTERS_AS, MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into, opening_claim,
+                      seat_order, seated)
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
-from ..events import Event
+from ..events import Event, from_dict
 from ..i18n import say
 from ..rules import RuleViolation
 from ..state import DuelState
@@ -236,11 +237,12 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     for attempt in range(RETRIES):
         live.refresh()
         at = live.count if expected is None else expected
-        links = _checked(hub, live, writer, events, new_duel)
+        links, ending = _checked(hub, live, writer, events, new_duel)
         # each duel linked is claimed with the events, in their transaction: its link's first
         # version, which one writer only can write (two that read it free at once: one loses)
         claims = {duel_id: {"match_game": {"id": match_id, "game": game}} for game, duel_id in links
                   if new_duel is None or duel_id != new_duel.id}
+        closing = _closing(hub, match_id, writer, ending, live.events, events, claims, new_duel)
         # a duel the match creates is made in that transaction too: a match never names a duel
         # not there (a crash between two writes left one), nor is a duel made for no match
         streams = []
@@ -251,19 +253,31 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
                                                roles=handed(writer.role))
                 streams.append({"events": [], "title": new_duel.title, "stream_id": duel_id, "attachments": {
                     "access": access.to_dict(), "match_game": {"id": match_id, "game": game}}})
+        closed: dict[str, list[Record]] = {}
         try:
             written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,
-                                               streams=streams)
+                                               streams=streams, others=closing, written_others=closed)
             break
         except ConflictError:
-            taken = next((duel_id for duel_id in claims if hub.store.attachment(duel_id, "match_game") is not None),
-                         None)
+            taken = next((duel_id for duel_id, named in claims.items() if "match_game" in named
+                          and hub.store.attachment(duel_id, "match_game") is not None), None)
             if taken is not None:
                 raise Refused("conflict", say("duel {duel} is a duel of a match already", duel=taken),
                               "duel") from None
-            if expected is not None or attempt == RETRIES - 1:
+            # a duel the batch closes was appended to meanwhile: judged again at its new head
+            if (expected is not None and hub.store.info(match_id).events != expected) or attempt == RETRIES - 1:
                 raise
+        except RuleViolation as exc:
+            stream = getattr(exc, "stream", None)
+            if stream is None or stream == match_id:    # the match's own rules: as they said it
+                raise
+            game, ev_index = next((g, i) for g, i, _ev in ending if g.duel == stream)
+            raise RuleViolation(exc.rule, say("duel {number}'s record cannot end as the match says (LOG-09): "
+                                              "{message}", number=game.number, message=exc.message),
+                                len(live.events) + ev_index, events[ev_index].kind) from None
     hub.changed(match_id, written)
+    for duel_id, records in closed.items():    # its end, written with the match's: its followers see it
+        hub.changed(duel_id, records)
     for duel_id in claims:            # linked: its release follows the match's now, read again when next asked
         linked = hub.duels.get(duel_id)
         if linked is not None:
@@ -271,17 +285,65 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     return Written(written[-1].position + 1, written, created)
 
 
+def _closing(hub: Any, match_id: str, writer: Writer, ending: list[tuple[Game, int, Event]],
+             before: list[Event], events: list[Event], claims: dict[str, dict[str, dict]],
+             new_duel: NewDuel | None = None) -> list[tuple[str, list[Event], int]]:
+    """What closes each duel whose game ``events`` end, written in their transaction (LOG-03,
+    LOG-09: the record of a game does not go on after its match said it ended, whatever door
+    writes to it): a duel begun and not ended gets its ``duel_ended`` at the head read now (the
+    ``others`` of ``Store.append_records``: its next position taken with the match's events, so
+    an append of the duel judged before it is refused, a conflict, and judged again after its
+    end), as the match says it ended, by the duel's seats; a duel not begun is closed by its
+    ``opening`` claim (``access.OPENING``), which its first append makes too: one of the two
+    only. What a duel takes after its end (a judge's note, an opening of seals, a confirmation)
+    it still takes. A duel that ended by itself is left as it is (``check_ending`` agreed)."""
+    out = []
+    players: Sequence[str] = ()
+    for ev in [*before, *events]:
+        if ev.kind == "match_started":
+            players = ev.players
+            break
+    for game, _index, ev in ending:
+        made = new_duel is not None and game.duel == new_duel.id     # made in this transaction: empty
+        if not made and "match_game" not in claims.get(game.duel, {}) and hub.store.match_of(game.duel) != match_id:
+            continue                  # a duel it names and never linked: none of its to write (``linked_duel``)
+        count, witnessed, _access = (0, False, None) if made else hub.store.witnessed(game.duel, True)
+        if count == 0:
+            claims.setdefault(game.duel, {}).update(opening_claim(match_id, game.number))
+            continue
+        head = hub.store.head_state(game.duel)
+        if head is None or head.ended:
+            continue
+        seats = seat_order(players, head.players) or (0, 1)
+        fields: dict[str, Any] = {"kind": "duel_ended", "winner": None if game.winner is None else seats[game.winner],
+                                  "reason": _END_REASON.get(ev.kind, game.how)}
+        if ev.kind == "match_conceded":
+            fields["player"] = seats[ev.player]
+        if witnessed:
+            role = "judge" if ev.kind == "penalty_given" else seated(writer.role, players, head.players)
+            fields["entered_by"] = ENTERS_AS.get(role, "recorder")
+        out.append((game.duel, [from_dict(fields, "the duel's end")], count))
+    return out
+
+
+#: The duel's end reason (``events.END_REASONS``) of a game a match event ends other than by
+#: ``game_ended``, whose ``how`` is one already.
+_END_REASON = {"game_decided": "time", "penalty_given": "judge", "match_conceded": "surrender"}
+
+
 def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
-             new_duel: NewDuel | None) -> list[tuple[int, str]]:
+             new_duel: NewDuel | None) -> tuple[list[tuple[int, str]], list[tuple[Game, int, Event]]]:
     """The checks of ``events`` a fold of the match alone cannot make, each against the match as
     it stands before it, then the match rules as the store's strict append will judge it (the
     same card facts): the first refused event ends the checks, so a batch reads at most one duel
-    more than the rules let it start. The (game, duel) links to write once they are."""
+    more than the rules let it start. The (game, duel) links to write once they are, and each
+    game with a duel that an event of the batch ends (the game, the event's index, the event)."""
     state: MatchState = fold(live.events, live.cards.merged(facts_of(events, hub.store.cards)), audit=True)
     state.violations = None
     links: list[tuple[int, str]] = []
+    ending: list[tuple[Game, int, Event]] = []
     linking: dict[int, Any] = {}             # the duels this batch links, by game: not linked in the store yet
-    for ev in events:
+    for index, ev in enumerate(events):
         if ev.kind == "game_started" and ev.duel:
             if any(duel == ev.duel for _game, duel in links):
                 raise Refused("conflict", say("duel {duel} is named by two duels of this match", duel=ev.duel),
@@ -294,8 +356,11 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
             linked = linking.get(ev.game)
             check_ending(state.current, standing(_now(linked), state.players) if linked is not None
                          else board(hub, live.id, state.current, state.players), ev, state.index)
+        playing = state.current
         apply(state, ev)
-    return links
+        if playing is not None and playing.ended and playing.duel:
+            ending.append((playing, index, ev))
+    return links, ending
 
 
 def _check_first(duel: Any, ev: Event, index: int, players: Sequence[str]) -> None:

@@ -91,7 +91,8 @@ def check_duel(game: Game, events: list[Event], cards: CardDB, time: Event | Non
         if end is not None and not report.violations:
             state = replay(events, cards, at=end)
     if game.how in ("time", "draw") and game.lp is not None:
-        if state.ended:
+        # ended "time": the match's decision closed it (``commands._closing``), not the duel itself
+        if state.ended and state.end_reason != "time":
             problems.append(LinkProblem(n, "LOG-09", f"duel {n} ended by itself ({state.end_reason}); the "
                                                      "match judged it at time"))
         elif sudden and (decided := _sudden_death(n, game, time, report.history.effective, lps)) is not None:

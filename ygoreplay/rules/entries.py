@@ -51,7 +51,10 @@ class Entries:
 
     def remark(self, state: DuelState, position: int, event: EntryConfirmed | EntryDisputed,
                went_back: set[int]) -> None:
-        """Check and keep a confirmation or a dispute of entry ``on`` by the other side."""
+        """Check and keep a confirmation or a dispute of entry ``on`` by the other side: an entry
+        of play, a judge's, or a correction (LOG-12: one side's word that its entry was a
+        mis-entry, the other's to agree to or to call a judge on, as the record marks it
+        unconfirmed until then); never a judge's rollback (``went_back``) nor another remark."""
         who, on = event.entered_by, event.on
         if not state.witnessed:
             raise RuleViolation("LOG-05", say("a {kind} belongs to a witnessed duel: this record is a machine's",
@@ -63,8 +66,8 @@ class Entries:
                                 say("an entry is confirmed or disputed by a player (entered_by p0 or p1), not {who}",
                                     who=N_("nobody named")), position, event.kind)
         if not 0 <= on < position or on in self.remarks or on in went_back:
-            raise RuleViolation("LOG-02", say("a {kind} is on an earlier entry of play or a judge's (0..{value}, "
-                                              "not a confirmation, dispute, rollback or correction), not {on}",
+            raise RuleViolation("LOG-02", say("a {kind} is on an earlier entry of play, a correction or a judge's "
+                                              "(0..{value}, not a confirmation, dispute or judge's rollback), not {on}",
                                               kind=event.kind, value=position - 1, on=on),
                                 position, event.kind)
         if self.by.get(on) == who:

@@ -250,7 +250,9 @@ class History:
             raise RuleViolation("LOG-02", say("entry {on} was {undone} at {at}: only an entry still in effect is "
                                               "confirmed or disputed", on=event.on, undone=self._undone(event.on),
                                               at=self.reverted[event.on]), position, event.kind)
-        self.entries.remark(self.state, position, event, self._rollback_positions)
+        # a correction is one side's entry (LOG-12), the other's to confirm or dispute; a
+        # judge's rollback is the judge's word (MATCH-08), no side's
+        self.entries.remark(self.state, position, event, self._rollback_positions - self._correction_positions)
 
     def _undone(self, position: int) -> str:
         """How a reverted ``position`` was undone, as a refusal says it."""
@@ -261,13 +263,16 @@ class History:
         or disputed (entry, "confirmed" or "disputed", the remark's index, its author), or None.
         LOG-12: a correction is the corrector's own slip; an entry the other side agreed to, or
         called a judge on, is no longer one side's to strike (struck, the confirmed entry stood
-        changed by one device alone, and the disputed one was gone before the judge came). Read
-        off the book of entries, which a snapshot keeps whole."""
+        changed by one device alone, and the disputed one was gone before the judge came). A
+        correction the other side confirmed or disputed is not among them: no correction strikes
+        one (it stays in effect), so a later correction leaves that word where it was. Read off
+        the book of entries, which a snapshot keeps whole."""
         entries = self.entries
         remarks = [(on, "confirmed", at, entries.by.get(at)) for on, at in entries.confirmed.items()]
         remarks += [(on, "disputed", at, who) for on, (at, who, _reason) in entries.disputed.items()]
         return min(((on, kind, at, str(by)) for on, kind, at, by in remarks
-                    if on >= to and on not in self.reverted and by != corrector), default=None)
+                    if on >= to and on not in self.reverted and on not in self._correction_positions
+                    and by != corrector), default=None)
 
     def _check_target(self, rule: str, position: int, event: RolledBack | EntryCorrected, what: str,
                       first: int) -> None:
@@ -414,7 +419,8 @@ class History:
         return max(found, key=lambda r: r.at).to_dict() if found else None
 
     def needs_confirming(self, position: int) -> bool:
-        """An entry of play or a correction, in effect, not the judge's: the other side's to confirm."""
+        """An entry of play or a correction, in effect, not the judge's: the other side's to confirm
+        (or dispute: ``Entries.remark`` takes either on both, LOG-02, LOG-12)."""
         judges = position in self._rollback_positions and position not in self._correction_positions
         return (position < self.position and position not in self.reverted and position not in self.entries.remarks
                 and not judges and self.entries.by.get(position) != "judge")

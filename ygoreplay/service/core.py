@@ -34,6 +34,7 @@ from ..receipts import Witness
 from ..store import Store
 from .common import (_DUEL_ID, Caller, HTTPError, _limited, _Limit, _says_nothing_of_caching, _stated_length,
                      _within_limit, refusals_documented)
+from .head import head_as_get
 from .language import Language, request_language, said_in_headers
 
 FOLLOWS_PER_CLIENT = 32          # open streams (of duels and matches) from one client address
@@ -601,6 +602,8 @@ class ServiceApp(FastAPI):
             telemetry.enabled = _Rechecked(telemetry.enabled)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "HEAD":    # every GET route's head, in one place
+            return await head_as_get(super().__call__, scope, receive, send)
         if (scope["type"] == "http" and scope["method"] == "POST" and _APPEND_PATH.fullmatch(scope["path"])
                 and not scope.get("root_path") and not self.root_path):
             if not self._laned:
