@@ -215,6 +215,10 @@ class EventRow(StoredEvent):
     """A stored event carrying what the index writes of it in the same transaction."""
 
     seen: Seen | None = field(default=None, compare=False)
+    #: an append's first event: the chain hash of the stored event it was chained onto, which its
+    #: transaction checks is the one stored (``store._PostgresWriter``: a head this process
+    #: held that the store does not is refused, never chained onto)
+    follows: bytes | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -1997,7 +1997,8 @@ class Store:
                 size, exact = self._past_stored(duel_id, size, exact, grown, f"event {position} ({event.kind})")
             events_rows.append(library.EventRow(duel_id, position + 1, event.kind, row,
                                                 library.seen(event, history, negated, at,
-                                                             library.what_if(live.header, position))))
+                                                             library.what_if(live.header, position)),
+                                                follows=prev if i == 0 else None))
             written.append(Record(position, event, when, prev, digest_i))
             prev = digest_i
             if stream.snapshots and history.position % SNAPSHOT_EVERY == 0:
@@ -3772,8 +3773,21 @@ class _PostgresWriter:
         numbered = ("$1", "$2", "$3", "$4")
         self._events_bin = insert(recorder.events_table_name, marks=numbered)
         self._snapshots_bin = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING", numbered)
+
+        def follows(marks: tuple[str, ...]) -> Any:
+            # each (stream, version, hash) names the stored event an append was chained onto: its
+            # row must hold that hash as its own (``"h"``, msgpack's ``\xa1h\xc4\x20`` before it);
+            # one that does not, or is not there, makes it divide by zero: the write is aborted
+            # (a lookup by the primary key each, whatever the table's size: not a join the planner
+            # may make a scan of the table)
+            return sql.SQL("SELECT 1 / bool_and(EXISTS (SELECT FROM {} AS e WHERE e.originator_id = g.id AND "
+                           "e.originator_version = g.version AND position('\\xa168c420'::bytea || g.link IN "
+                           "e.state) > 0))::int FROM unnest({}::text[], {}::int8[], {}::bytea[]) AS g(id, version, link)"
+                           ).format(sql.Identifier(schema, recorder.events_table_name), *map(sql.SQL, marks))
+        self._follows, self._follows_bin = follows(("%b",) * 3), follows(numbered[:3])
         self._prepared = pg_pipeline.Prepared()   # the connection's prepared statements (``_connection``)
-        self._find = sql.SQL("SELECT state FROM {} WHERE originator_id = %s AND originator_version = %s").format(
+        self._find = sql.SQL("SELECT originator_id, originator_version, state FROM {} WHERE (originator_id, "
+                             "originator_version) IN (SELECT * FROM unnest(%s::text[], %s::int8[]))").format(
             sql.Identifier(schema, recorder.events_table_name))
 
     @staticmethod
@@ -3814,13 +3828,20 @@ class _PostgresWriter:
                     conn = self._connection()
                 except psycopg.Error as exc:          # nothing was sent
                     raise store._outage_error(exc, written=True) or exc
-                lock_wait, lock, notify, events, snapshots, events_bin, snapshots_bin = self._encoded
+                lock_wait, lock, notify, events, snapshots, events_bin, snapshots_bin, follows, follows_bin = \
+                    self._encoded
                 batch = pg_pipeline.Statements()
                 batch.execute(b"BEGIN")
                 batch.execute(lock_wait, prepare=True)
                 index.write(batch, rows)
                 for statement in lock:
                     batch.execute(statement, prepare=True)
+                # after the lock: no other writer's append comes between the check and the rows
+                if links := self._links(rows):
+                    batch.execute(follows, links, prepare=True, binary=(follows_bin, (
+                        pg_pipeline.TEXT[1], pg_pipeline.INT8[1], pg_pipeline.BYTEA[1]), [
+                        pg_pipeline.text_array(links[0]), pg_pipeline.int8_array(links[1]),
+                        pg_pipeline.bytea_array(links[2])]))
                 batch.execute(notify, prepare=True)
                 columns = self._columns(rows)
                 batch.execute(events, columns, prepare=True, binary=self._arrays(events_bin, columns))
@@ -3834,7 +3855,7 @@ class _PostgresWriter:
                     backend = self._backend
                     self._undo(conn, exc)
                     if isinstance(exc, psycopg.OperationalError) and conn.closed:
-                        stored = self._stored(rows[0], backend)
+                        stored = self._stored(rows, backend)
                         if stored:
                             return
                         if stored is None:
@@ -3844,11 +3865,28 @@ class _PostgresWriter:
             index.forget(rows)
             if isinstance(exc, psycopg.IntegrityError):
                 raise IntegrityError(str(exc)) from exc
+            if isinstance(exc, psycopg.errors.DivisionByZero):   # ``_links``: a head not the stored one
+                raise IntegrityError("an append followed an event that is not the one stored") from exc
             if isinstance(exc, (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)):
                 raise store._outage_error(exc, written=True) from None
             if isinstance(exc, psycopg.Error):            # a connection refused or lost is one too
                 raise PersistenceError(str(exc)) from exc
             raise
+
+    @staticmethod
+    def _links(rows: list[StoredEvent]) -> tuple[list[str], list[int], list[bytes]] | None:
+        """The stored events the appends of a write were chained onto (their first event's
+        ``follows``: streams, versions and hashes), checked in its transaction: an append made
+        on a head this process held that the store does not hold (another writer's append since,
+        or a write of this process's believed stored that was not) is refused as a conflict,
+        never stored after an event that is not its chain's. (The first event of a stream
+        follows its header, which never changes: none is checked.)"""
+        links = [(str(row.originator_id), row.originator_version - 1, row.follows) for row in rows
+                 if getattr(row, "follows", None) is not None and row.originator_version > 1]
+        if not links:
+            return None
+        ids, versions, hashes = zip(*links)
+        return list(ids), list(versions), list(hashes)
 
     def _undo(self, conn: Any, exc: BaseException) -> None:
         """Leave no transaction open on ``conn`` after a write that failed with ``exc``: the
@@ -3863,9 +3901,15 @@ class _PostgresWriter:
                 pass
         conn.close()
 
-    def _stored(self, row: StoredEvent, backend: tuple | None) -> bool | None:
-        """Whether ``row``, of a write whose connection was lost, is stored as written (then its
-        whole transaction was committed), looked for on a new connection once the server process
+    def _stored(self, rows: list[StoredEvent], backend: tuple | None) -> bool | None:
+        """Whether ``rows``, of a write whose connection was lost, are stored as written: every
+        one of them, read back (its first alone was another writer's as often as its own: the
+        card record of an event that names new cards is the same bytes whoever appends it first,
+        and a write cut before its COMMIT was told written, its head kept, and the next append
+        chained onto an event never stored). All there as written: what the store holds is that
+        write (its transaction committed, or another's of the very same rows); any not: its
+        transaction was not committed (a transaction is all or nothing). Looked for on a new
+        connection once the server process
         of the lost one (``backend``: its pid and start) has ended: until then it may still run
         the write, and commit it after a look that found nothing. Told "nothing was written", the
         append was sent again and recorded twice (a group's appends, retried alone, each found its
@@ -3882,10 +3926,12 @@ class _PostgresWriter:
                                        (round(self.END_WAIT * 1000), *backend)).fetchone()
                 if ended is not None and not ended[0]:
                     return None
-            found = cursor.execute(self._find, (str(row.originator_id), row.originator_version)).fetchone()
+            ids, versions, _topics, states = self._columns(rows)
+            found = {(stream, version): bytes(state)
+                     for stream, version, state in cursor.execute(self._find, (ids, versions)).fetchall()}
         except Exception:
             return None
-        return found is not None and bytes(found[0]) == row.state
+        return all(found.get(key) == state for key, state in zip(zip(ids, versions), states))
 
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none, it broke, or the server hung up on
@@ -3912,7 +3958,8 @@ class _PostgresWriter:
             self._encoded = (self._lock_wait.as_bytes(conn), [statement.as_bytes(conn) for statement in self._lock],
                              self._notify.as_bytes(conn), self._events.as_bytes(conn),
                              self._snapshots.as_bytes(conn), self._events_bin.as_bytes(conn),
-                             self._snapshots_bin.as_bytes(conn))
+                             self._snapshots_bin.as_bytes(conn), self._follows.as_bytes(conn),
+                             self._follows_bin.as_bytes(conn))
         return self._conn
 
     CLOSE_WAIT = 30.0                    # seconds ``close`` waits for a write under way
