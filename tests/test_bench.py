@@ -264,3 +264,12 @@ def test_service_store_gives_each_tree_the_place_after_the_raw_run_in_turn():
     assert order == [("1", "after"), ("1", "before"), ("2", "before"), ("2", "after")], out
     assert_figures(out, rf"^  CPU an append in the writer processes, after / before: median {NUMBER} "
                         rf"\(per round {NUMBER}, {NUMBER}; after ran first in rounds 1, 3, \.\.\.\)$")
+
+
+def test_round_page_prints_a_changes_cpu_with_the_rows_kept_and_each_followers_bytes():
+    """organiser18b: a round read again after one table moved, every row made again against the
+    rows kept (``rounds.TableRows``), and what a follower is sent (the whole round, the rows)."""
+    out = run_bench("round_page.py")
+    assert_figures(out, rf"^  CPU a change, every table read again: {NUMBER} ms; rows kept: {NUMBER} ms "
+                        rf"\(rows made again: 1\); kept / whole {NUMBER}$",
+                   rf"^  bytes a follower a change, the whole round: {NUMBER}; the rows changed: {NUMBER}$")

@@ -233,13 +233,21 @@ def server(tmp_path_factory):
 
 
 def _rounds(stream) -> Iterator[dict]:
-    """The ``round`` events of a round's Server-Sent Events, as they come."""
-    kind = None
+    """The round after each event of its Server-Sent Events, as they come: a ``round`` is the
+    whole round, a ``tables`` the rows that changed and the counts, put in the round as the
+    page's script puts them."""
+    kind, now = None, None
     for line in stream.iter_lines():
         if line.startswith("event: "):
             kind = line[7:]
         elif line.startswith("data: ") and kind == "round":
-            yield json.loads(line[6:])
+            now = json.loads(line[6:])
+            yield now
+        elif line.startswith("data: ") and kind == "tables" and now is not None:
+            moved = json.loads(line[6:])
+            rows = {table["table"]: table for table in moved["tables"]}
+            now = {**now, "counts": moved["counts"], "tables": [rows.get(t["table"], t) for t in now["tables"]]}
+            yield now
 
 
 def test_the_round_streams_who_records_each_table_and_its_score_as_it_moves(server):

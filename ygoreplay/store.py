@@ -1585,6 +1585,14 @@ class Store:
             raise StoreError(say("duel {duel_id}: its header cannot be read ({exc}); run verify",
                                  duel_id=duel_id, exc=exc)) from None
 
+    def head_mark(self, stream_id: str) -> tuple[int, bytes] | None:
+        """What a stream's last anchor row is (its count and the digest of its bytes), by one
+        index lookup and no signature checked; None for none. A key for what is made of a
+        stream (a round's table): any append, or the anchor rewritten, gives another mark. What
+        is shown of the stream is still read through its verified reads."""
+        rows = self.events.select_events(f"{stream_id}/head", desc=True, limit=1, refused={})
+        return (rows[0].originator_version, hashlib.sha256(rows[0].state).digest()) if rows else None
+
     def _anchor(self, duel_id: str) -> Head | None:
         """The duel's last anchor as stored; None when it has none or it cannot be read."""
         rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1, refused={})

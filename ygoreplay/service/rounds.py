@@ -24,7 +24,8 @@ from ..match.events import CLOCK_FORMAT, CLOCK_PATTERN, is_clock
 from ..match.policies import POLICIES
 from ..round_time import call_time
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
-from ..rounds import RoundSettings, create_round, pairings_of_json, read_pairings, results_csv, status
+from ..rounds import (MAX_TABLES, RoundSettings, TableRows, changed_tables, create_round, pairings_of_json,
+                      read_pairings, results_csv, status)
 from ..store import Record
 from ..text import number
 from .common import KEEPALIVE, EventStream, HTTPError, _body_json
@@ -37,6 +38,8 @@ _SETTINGS = {"event", "round", "format", "policy", "visibility"}
 #: How often a follower's round is looked at again with no table moving (a spectator's delay
 #: passing, a table served by another process).
 LOOK_AGAIN = 5.0
+#: What a round's kept rows (``TableRows``) are counted as in the hub's cache: its most tables' worth.
+ROWS_BYTES = 1024 * MAX_TABLES
 
 
 @router.post("/rounds", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
@@ -110,14 +113,18 @@ def _status(service: Service, round_id: str) -> dict:
     every ``LOOK_AGAIN`` seconds (what another process wrote, a delay passing), whoever asks:
     every follower, the page and its JSON share it. Each follower read the whole round (every
     table's match and duel) for itself on each change: a crowd on a big round's page was that
-    many readings of it per table moving (a 200-table round is about 0.1 s of CPU each)."""
+    many readings of it per table moving (a 200-table round is about 0.1 s of CPU each). Each
+    reading makes again only the tables whose match or duel moved (``TableRows``, kept with the
+    round's readings in the hub's cache)."""
     if not _ROUND_ID.fullmatch(round_id):
         raise HTTPError(404, say("no round {round_id!r}", round_id=round_id))
     key = (round_id, "round", service.hub.generation, int(time.monotonic() // LOOK_AGAIN))
     with _READING[hash(round_id) % len(_READING)]:
         try:
+            rows = service.hub.cache.get((round_id, "rows"), TableRows, lambda _rows: ROWS_BYTES)
             return service.hub.cache.get(key, lambda: status(service.store, round_id,
-                                                             lambda duel: _seen(service, duel), anyone=True),
+                                                             lambda duel: _seen(service, duel), anyone=True,
+                                                             rows=rows),
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
             raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
@@ -187,8 +194,9 @@ async def round_html(round_id: str, service: ServiceDep) -> Response:
 @router.get("/rounds/{round_id}/follow", tags=["everyone"], response_class=EventStream,
             responses={200: {"content": {"text/event-stream": {}}}})
 async def follow_round(round_id: str, request: Request, service: ServiceDep) -> EventStream:
-    """Server-Sent Events: one ``round`` (the round as ``/rounds/{id}.json`` gives it) now, and
-    again each time it changes (a table's match or duel moved, a delay passed)."""
+    """Server-Sent Events: one ``round`` (the round as ``/rounds/{id}.json`` gives it) now (and
+    on each reconnection), then a ``tables`` each time it changes (a table's match or duel moved,
+    a delay passed): only the rows that changed, and the counts (``rounds.changed_tables``)."""
     first = await asyncio.to_thread(_status, service, round_id)
     lease = service.streams.open(request, round_id)
     return EventStream(_round_stream(service, round_id, first, lease))
@@ -213,10 +221,13 @@ async def _round_stream(service: Service, round_id: str, now: dict, lease: Any):
                         now = await asyncio.to_thread(_status, service, round_id)
                     except HTTPError:
                         return
-                text = json.dumps(now, ensure_ascii=False)
-                if text != sent:
-                    yield f"event: round\ndata: {text}\n\n"
-                    sent = text
+                moved = None if sent is None else now is not sent and changed_tables(sent, now)
+                if moved is None:                     # the whole round: at first (a reconnection too)
+                    yield f"event: round\ndata: {json.dumps(now, ensure_ascii=False)}\n\n"
+                    sent = now
+                elif moved and (moved["tables"] or moved["counts"] != sent["counts"]):
+                    yield f"event: tables\ndata: {json.dumps(moved, ensure_ascii=False)}\n\n"
+                    sent = now
                 elif loop.time() >= next_keepalive:
                     yield ": keepalive\n\n"
                     next_keepalive = loop.time() + KEEPALIVE

@@ -95,10 +95,31 @@ function follow() {
   const stream = new EventSource(`/rounds/${ID}/follow`);
   stream.addEventListener("open", () => { live.textContent = t("live"); live.dataset.live = "true"; });
   stream.addEventListener("error", () => { live.textContent = t("reconnecting\u2026"); live.dataset.live = "false"; });
-  stream.addEventListener("round", (message) => {
-    draw(JSON.parse(message.data));
+  const updated = () => {
     live.textContent = t("live \u00b7 updated {time}", { time: new Date().toLocaleTimeString(locale()) });
     live.dataset.live = "true";
+  };
+  // the whole round on connecting (and reconnecting), then only the rows that changed
+  stream.addEventListener("round", (message) => { draw(JSON.parse(message.data)); updated(); });
+  stream.addEventListener("tables", (message) => {
+    if (!shown) return;
+    const moved = JSON.parse(message.data);
+    const rows = new Map(moved.tables.map((table) => [table.table, table]));
+    const round = { ...shown, counts: moved.counts, tables: shown.tables.map((table) => rows.get(table.table) || table) };
+    // only the rows that changed are drawn again (a 500-table round's page redrew every row);
+    // "moved" marks those of this change only, as a whole redraw did
+    for (const tr of document.querySelectorAll("#tables tbody tr.moved")) tr.classList.remove("moved");
+    for (const table of moved.tables) {
+      const old = document.getElementById(`table-${table.table}`);
+      if (!old) { draw(round); updated(); return; }
+      const tr = row(table);
+      if (old.textContent !== tr.textContent) tr.classList.add("moved");
+      old.replaceWith(tr);
+    }
+    document.getElementById("counts").textContent = counted(round);
+    shown = round;
+    document.body.dataset.updated = String(Number(document.body.dataset.updated || "0") + 1);
+    updated();
   });
 }
 
