@@ -519,7 +519,7 @@ def direct_attack(attacker: tuple, damage: int) -> bytes:
 def test_a_forced_attack_out_of_turn_order_cites_the_card_that_forced_it():
     """TURN-01, BATTLE-03, DMG-08, GEN-01: the Battle Phase right after the Draw Phase, the
     return to the Draw Phase and the second attack of the monster (the engine reset its attack
-    count) all cite MOON, the chain link that resolved just before the forced battle; so does
+    count; in a second Battle Phase it may attack again, no override) all cite MOON, the chain link that resolved just before the forced battle; so does
     the forced attack's missing battle damage."""
     result, agreement, report = imported(forced_battle(damage=False))
     phases = [(e.phase, e.cite.card if e.cite else None) for e in kinds(result, "phase_entered") if e.player == 1]
@@ -529,7 +529,9 @@ def test_a_forced_attack_out_of_turn_order_cites_the_card_that_forced_it():
     assert first.cite is None and second.cite.card == P0_MOON
     assert kinds(result, "damage_calculated")[0].cite.card == P0_MOON
     assert report.violations == [], report.violations
-    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "DMG-08", "TURN-01", "TURN-01"]
+    # (the second attack needs no override: a second Battle Phase, cited, gives its monsters
+    # their attacks again, BATTLE-03)
+    assert sorted(o.rule for o in report.overrides) == ["DMG-08", "TURN-01", "TURN-01"]
     assert [s.lp for s in report.state.sides] == [7000, 8000]
     assert agreement.ok, agreement
 
@@ -539,7 +541,7 @@ def test_a_forced_attack_dealing_its_damage_is_cited_only_for_the_phases():
     result, agreement, report = imported(forced_battle(damage=True))
     assert kinds(result, "damage_calculated")[0].cite is None
     assert report.violations == [] and [s.lp for s in report.state.sides] == [6000, 8000]
-    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "TURN-01", "TURN-01"]
+    assert sorted(o.rule for o in report.overrides) == ["TURN-01", "TURN-01"]
 
 
 def test_a_draw_a_card_declares_ends_the_duel_by_an_effect():
@@ -582,7 +584,8 @@ def test_a_forced_attack_from_main_phase_1_is_known_by_the_return_to_it():
     first, second = kinds(result, "attack_declared")
     assert first.cite is None and second.cite.card == P0_MOON
     assert report.violations == [], report.violations
-    assert sorted(o.rule for o in report.overrides) == ["BATTLE-03", "TURN-01"]
+    # (the second attack, in the second Battle Phase the cited return gave, needs no override: BATTLE-03)
+    assert sorted(o.rule for o in report.overrides) == ["TURN-01"]
     assert agreement.ok, agreement
 
 
