@@ -117,6 +117,13 @@ class Keeper:
         self.act("damage", '#moves [data-kind="damage_calculated"]')
         self.act("damage", '#moves [data-kind="life_points_changed"]')
 
+    def resolved(self, links: int, more: int = 1) -> None:
+        """The chain's ``links`` resolved one by one, then *Chain over* (``more``: the entries it
+        makes, a resolved Spell or Trap sent to the GY each)."""
+        for _ in range(links):
+            self.act("resolve", '#chainbox [data-move="resolve"]')
+        self.act("chain over", '#chainbox [data-move="chain-over"]', more=more)
+
     def hand(self, player: int) -> list[str]:
         return self.page.evaluate(f"window.ygoreplay.recorder.board.players[{player}].hand.map(c => c.id)")
 

@@ -294,16 +294,19 @@ class CardFacts(_TypeFacts):
             return None
         return 0 if d < 0 else d
 
-    def describe(self) -> str:
+    def describe(self, name: str | None = None) -> str:
         """One line a judge reads: what the card is, never what it says; in the reader's language
-        (``i18n.current``: the page's, the command's), with the OCG's terms of that language."""
+        (``i18n.current``: the page's, the command's), with the OCG's terms of that language, and
+        by ``name`` when given: the name in that language (the page showed 黑蔷薇龙 over a line
+        that began Black Rose Dragon)."""
+        name = name or self.name
         t_ = self.type
         if t_ & _SPELL:
-            return f"{self.name} — {t(_SPELL_LABELS[self.spell_subtype or 'normal'])}"
+            return f"{name} — {t(_SPELL_LABELS[self.spell_subtype or 'normal'])}"
         if t_ & _TRAP:
-            return f"{self.name} — {t(_TRAP_LABELS[self.trap_subtype or 'normal'])}"
+            return f"{name} — {t(_TRAP_LABELS[self.trap_subtype or 'normal'])}"
         if not t_ & _MONSTER:
-            return f"{self.name} — " + t("card type {hex}", hex=f"0x{t_:x}")
+            return f"{name} — " + t("card type {hex}", hex=f"0x{t_:x}")
         if self.is_link:
             rating = t("Link-{value}", value=self.level)
         elif self.is_xyz:
@@ -333,7 +336,7 @@ class CardFacts(_TypeFacts):
             scale = (str(self.lscale) if self.lscale == self.rscale
                      else f"{self.lscale}/{self.rscale}")
             details = t("Scale {scale}, {stats}", scale=scale, stats=details)
-        return t("{name} — {head}, {details}", name=self.name, head=head, details=details)
+        return t("{name} — {head}, {details}", name=name, head=head, details=details)
 
     def to_dict(self) -> dict[str, Any]:
         """Compact msgpack/JSON-safe form: code, name and type, plus fields off their default.

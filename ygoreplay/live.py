@@ -186,8 +186,8 @@ def _marked_by(history: History, position: int, event: Any) -> set[int]:
 def _named(fact: dict, facts: Any) -> dict:
     """A card's facts as the viewer shows them: named in the view's language (``name_en`` keeps
     the English one when it differs)."""
-    shown = {**fact, "text": facts.describe()}
     name = card_name(facts)
+    shown = {**fact, "text": facts.describe(name)}
     if name != fact.get("name"):
         shown.update(name=name, name_en=fact.get("name"))
     return shown

@@ -152,6 +152,8 @@ const CHOICE_LABELS = {
   "ruleset=mr3": N_("Master Rule 3 (2014)"),
 };
 // Fields any event may carry that the table never needs: the form keeps them under "More fields".
+// the kinds whose ``zone`` is a Spell & Trap Zone (the others' a Monster Zone)
+const SPELL_KINDS = new Set(["spell_trap_set", "activated"]);
 const FOLDED_FIELDS = new Set(["cite", "time", "shows"]);
 // Fields whose value is a player (0 or 1): a choice of the players by name.
 const PLAYER_FIELDS = new Set(["player", "to_player", "winner", "controller", "turn_player", "first_player", "chosen_by",
@@ -345,6 +347,7 @@ class Recorder {
     this.names = [];                         // [code, name, english, own, name folded] rows: the duel's first, then the database
     this.fold = new Map();                   // Chinese: a character → its Simplified form (``folded``)
     this.types = new Map();                  // passcode -> its card type bits (an offline Spell's activation)
+    this.levels = new Map();                 // passcode -> its Level (an offline Normal Summon needs no Tribute)
     this.info = { warnings: false, mode: "machine", role: data.role };
     this.writes = new Set(data.writes || []);    // the kinds this link may write (access.may_write)
     this.calls = !!data.calls;                   // and whether it may call a judge (access.CALL)
@@ -404,6 +407,17 @@ class Recorder {
       if (ev.kind === "turn_started") step = null;
     }
     return step;
+  }
+
+  // The phase as the recorder has entered it (an offline summon's Main Phase).
+  get phase() {
+    const board = this.board;
+    let phase = board ? board.phase : null;
+    for (const ev of this.ahead()) {
+      if (ev.kind === "phase_entered") phase = ev.phase;
+      if (ev.kind === "turn_started") phase = null;
+    }
+    return phase;
   }
 
   // The card the last entry named: an LP change's default cause.
@@ -780,7 +794,8 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     const activation = this.offlineActivation(card);
     if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
-    rows.push(...this.offlineAttacks(card).map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
+    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card)]
+      .map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
     const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
@@ -806,6 +821,31 @@ class Recorder {
     if (type & TYPE.FIELD) return { ...event, field_zone: true };
     const zone = side.szone.slice(0, 5).findIndex((c) => !c);
     return zone < 0 ? null : { ...event, zone };
+  }
+
+  // SUM-01: the turn player's own card in the hand, in a Main Phase, as the rules' list offers it:
+  // a monster of Level 4 or lower Normal Summoned or Set (no Tribute to choose), a Spell or Trap
+  // Set, each in the first free zone (the others its choices). Offline the sheet had none: the
+  // commonest play of a turn, made as the network dropped, was typed in *Something else…*.
+  offlineSummons(card) {
+    const me = card.controller, side = this.board && this.board.players[me];
+    if (!side || me !== this.turn.player || !["main1", "main2"].includes(this.phase)) return [];
+    if (!side.hand.some((c) => c && c.id === card.id)) return [];
+    const code = this.shows[card.id] || card.code, type = this.types.get(code) || 0;
+    const taken = new Set(this.ahead().filter((e) => e.player === me && e.zone !== undefined && !e.field_zone)
+      .map((e) => `${SPELL_KINDS.has(e.kind) ? "s" : "m"}${e.zone}`));
+    const free = (zones, prefix) => zones.slice(0, 5).map((c, i) => (c || taken.has(`${prefix}${i}`) ? -1 : i)).filter((i) => i >= 0);
+    const placed = (label, event, zones) => (zones.length ? [{ label, event: { ...event, zone: zones[0] },
+      choices: zones.length > 1 ? { zone: zones } : {} }] : []);
+    const extra = TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK;
+    if (type & TYPE.MONSTER && !(type & extra) && (this.levels.get(code) || 0) <= 4) {
+      const event = { kind: "normal_summoned", player: me, card: card.id, tributes: [] }, zones = free(side.mzone, "m");
+      return [...placed(N_("Normal Summon"), event, zones), ...placed(N_("Set (monster)"), { ...event, kind: "monster_set" }, zones)];
+    }
+    if (type & (TYPE.SPELL | TYPE.TRAP) && !(type & TYPE.FIELD)) {
+      return placed(N_("Set (Spell/Trap)"), { kind: "spell_trap_set", player: me, card: card.id }, free(side.szone, "s"));
+    }
+    return [];
   }
 
   // BATTLE-02: a face-up Attack Position monster of the turn player's in the Battle Step (or
@@ -935,13 +975,14 @@ class Recorder {
     this.localNames = english >= 0;                // names in the page's language installed on the service
     const rows = data.cards.map((r) => [r[0], r[1], english >= 0 ? r[english] : null]);   // [code, name, english]
     this.types = new Map(data.cards.map((r) => [r[0], r[2]]));
+    this.levels = new Map(data.cards.map((r) => [r[0], r[3]]));
     const local = new Map(rows.map((r) => [r[0], r]));
     let own = [];
     try {
       const response = await fetch(`/duels/${ID}/cards`, { headers: HEADERS });
       if (response.ok) {
         const facts = await response.json();
-        for (const f of facts) this.types.set(f.code, f.type);
+        for (const f of facts) { this.types.set(f.code, f.type); this.levels.set(f.code, f.level); }
         own = facts.map((f) => local.get(f.code) || [f.code, f.name, null]);
       }
     } catch (error) { /* offline */ }
@@ -993,13 +1034,25 @@ class Recorder {
     const query = this.folded(typed);
     const box = $("#suggestions");
     if (!query) { box.replaceChildren(); return; }
-    const starts = [], within = [];
+    // the matches (up to 400 by the name's start), then the closest first: the duel's own cards, the name typed whole, the shorter
+    // names. Cut at the first 8 in the list's (Unicode) order, 星尘 typed never offered 星尘龙
+    // (Stardust Dragon), behind eight 星尘… names whose next character sorts before 龙.
+    const lower = typed.toLocaleLowerCase(), starts = [], within = [];
     for (const row of this.names) {
-      const at = Math.max(row[4].indexOf(query), row[2] ? row[2].toLocaleLowerCase().indexOf(typed.toLocaleLowerCase()) : -1);
+      const english = row[2] ? row[2].toLocaleLowerCase() : "";
+      const at = Math.max(row[4].indexOf(query), english ? english.indexOf(lower) : -1);
       if (at < 0 && String(row[0]) !== typed) continue;
       (at === 0 || row[3] ? starts : within).push(row);
-      if (starts.length >= 8) break;
+      if (starts.length >= 400) break;               // a letter or two: enough to rank, not all 14,000
     }
+    const rank = new Map();                        // one number a row: own, then whole, then length
+    for (const row of [...starts, ...within]) {
+      const whole = row[4] === query || (row[2] || "").toLocaleLowerCase() === lower;
+      rank.set(row, (row[3] ? 0 : 2 ** 21) + (whole ? 0 : 2 ** 20) + row[1].length);
+    }
+    const closer = (a, b) => rank.get(a) - rank.get(b);
+    starts.sort(closer);
+    within.sort(closer);
     // nothing found in a language whose names the service lacks (Japanese: the card data holds
     // English names only): typing 灰流 showed nothing, and nothing said what would be found
     if (!starts.length && !within.length && !this.localNames && language !== "en" && this.names.length) {
