@@ -61,3 +61,42 @@ def test_a_duels_lp_sheet_csv_guards_a_full_width_formula_name(client):  # noqa:
     assert sheet.status_code == 200, sheet.text
     names = {row["name"] for row in csv.DictReader(io.StringIO(sheet.text)) if row["name"]}
     assert names == {"'＝1+1"}, sheet.text
+
+
+POT = 55144522
+
+
+def _revealed_then_set(client):  # noqa: F811
+    """The table (attack25aw's ``_table``) sees player 1 show Pot of Greed from the hand (the
+    scorekeeper enters it); the card stays in the hand, and player 1's device Sets it later:
+    which card of the hand went face-down, nobody at the table can tell."""
+    from test_attack_25aw import _table
+    from test_device_names import board, post
+    duel, recorder = _table(client)
+    hand = board(client, duel["id"], recorder)["players"][1]["hand"]
+    shown = hand[2]["id"]
+    revealed = post(client, duel["id"], recorder, [{"kind": "card_revealed", "player": 1, "cards": [shown],
+                                                    "shows": {shown: POT}}])
+    assert revealed.status_code == 200, revealed.text
+    mine = board(client, duel["id"], duel["tokens"]["p1"])["players"][1]["hand"]
+    pot = [card["id"] for card in mine if card.get("code") == POT]
+    assert len(pot) == 1, mine
+    set_ = post(client, duel["id"], duel["tokens"]["p1"], [{"kind": "spell_trap_set", "player": 1, "card": pot[0],
+                                                            "zone": 0}])
+    assert set_.status_code == 200, set_.text
+    return duel, recorder, shown
+
+
+def test_a_card_the_table_saw_then_set_from_the_hand_is_not_shown_as_it_was_seen(client):  # noqa: F811
+    """The table view folds in the record's ids, so a hidden pile's mix (the hand, once the card
+    the table saw went back into it) renamed nothing, and its fold kept the card's face: the
+    device's Set of it was "Pot of Greed" on the scorekeeper's board. A mix in kept names loses
+    the pile's faces as a mix in fresh names does (``ViewReplay._settle``)."""
+    from test_device_names import board
+    duel, recorder, shown = _revealed_then_set(client)
+    judge = board(client, duel["id"], duel["tokens"]["judge"])["players"][1]["szone"][0]
+    assert judge["id"] == shown and judge["code"] == POT, "the record: the card shown is the one Set"
+    seen = board(client, duel["id"], recorder)["players"][1]
+    assert seen["szone"][0].get("hidden") and "code" not in seen["szone"][0], seen["szone"][0]
+    picture = client.get(f"/duels/{duel['id']}/board.svg", headers=auth(recorder)).text
+    assert "Pot of Greed" not in picture
