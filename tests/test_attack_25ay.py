@@ -6,8 +6,16 @@ a formula (``lpsheet.guarded``, OWASP's list: ``=``, ``+``, ``-``, ``@``, tab, C
 name in its full-width form (``＝HYPERLINK(...)``, ``＋``, ``－``, ``＠``), the small forms, or
 after a space, went out unguarded: Japanese Excel reads ``＝`` as ``=`` (the name is typed at a
 Japanese table with the IME on), so a pairing's name ran as a formula on the organiser's machine.
-What was tried and held is in the report of the branch (the table view's doors, its head hash,
-non-organisers calling a round's time)."""
+The table view folds in the record's ids, so mixing a hidden pile renamed nothing, and its fold
+kept the faces there: a card the table saw (shown as Pot of Greed), back in the hand, kept its face,
+and a player's device's Set of it was "Pot of Greed" on the scorekeeper's board and picture
+(``ViewReplay._settle`` now loses them as a mix in fresh names does). Its id is still the record's
+(left open: naming it anew needs the recorder's writes turned back into record ids).
+
+Tried and held: the record's head hash at none of the table's doors (state, frames, events, cards,
+verify, tree, LP sheet and its CSV, board picture, .ygr); ``POST /rounds/{id}/time`` with no token
+(401) or a table's recorder, judge or player token (403); a private round table in the round's JSON
+and CSV (its number and "private" only)."""
 from __future__ import annotations
 
 import csv
