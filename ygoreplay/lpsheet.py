@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Iterable, Sequence
@@ -36,6 +37,8 @@ _REASONS = {"battle_damage": N_("battle damage"), "effect_damage": N_("effect da
             "change": N_("change")}
 #: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
+#: What a spreadsheet may pass over before a formula's first character (``guarded``).
+_LEADING = " \u00a0\u3000"
 
 
 @dataclass(frozen=True)
@@ -229,8 +232,12 @@ CSV_HEADER = ("event", "time", "turn", "phase", "step", "player", "name", "reaso
 
 
 def guarded(text: str) -> str:
-    """A cell of text from the record (a name, a cause) that no spreadsheet runs as a formula."""
-    return "'" + text if text.startswith(_FORMULA) else text
+    """A cell of text from the record (a name, a cause) that no spreadsheet runs as a formula:
+    one that starts as a formula does (``_FORMULA``), also after spaces, or in a full-width or
+    small form a spreadsheet reads as that character (Japanese Excel takes ``＝SUM(...)`` for
+    ``=SUM(...)``: its NFKC form), is given a leading ``'``."""
+    first = unicodedata.normalize("NFKC", text.lstrip(_LEADING)[:1])
+    return "'" + text if text.startswith(_FORMULA) or first.startswith(_FORMULA) else text
 
 
 def to_csv(sheet: LPSheet) -> str:

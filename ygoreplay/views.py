@@ -1033,7 +1033,14 @@ class ViewReplay:
                     card.code, card.facts = 0, state.unknown
         for olds, news in self.renamed.get(index, ()):        # one hidden pile mixed
             for old, new in zip(olds, news):
-                if old in state.cards and new not in state.cards:
+                if old in state.cards and new == old:
+                    # a view in the record's ids (the table's, ``access.TABLE``) keeps each name, and
+                    # loses track of the card all the same: the card shown as Pot of Greed, back in
+                    # the hand, kept its face there, and a device's Set of it was Pot of Greed on the
+                    # scorekeeper's board
+                    card = state.cards[old]
+                    card.code, card.facts = 0, state.unknown
+                elif old in state.cards and new not in state.cards:
                     card = state.rename_card(old, new)
                     card.code, card.facts = 0, state.unknown
 
