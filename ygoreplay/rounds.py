@@ -358,7 +358,7 @@ def changed_tables(before: dict, after: dict) -> dict | None:
     change, 69 KB at 200 tables, ~170 KB at 500; a row kept (``TableRows``) is the same object."""
     if ({k: v for k, v in before.items() if k not in ("tables", "counts")}
             != {k: v for k, v in after.items() if k not in ("tables", "counts")}
-            or [t["table"] for t in before["tables"]] != [t["table"] for t in after["tables"]]):
+            or [row["table"] for row in before["tables"]] != [row["table"] for row in after["tables"]]):
         return None
     return {"tables": [new for old, new in zip(before["tables"], after["tables"]) if old is not new and old != new],
             "counts": after["counts"]}
