@@ -159,6 +159,9 @@ def _exchange(pgconn: Any, commands: deque, expected: int) -> Any:
     list of results a command queued (``expected`` of them, the Sync's last)."""
     from psycopg import OperationalError, generators
     results = yield from generators.pipeline_communicate(pgconn, commands)
+    # it stops at the first flush after its last command, which leaves a large write (a 50 MB
+    # append) partly in libpq's buffer: the server never had it all, and no answer came
+    yield from generators.send(pgconn)
     while len(results) < expected:
         answers = yield from generators.fetch_many(pgconn)
         if not answers:

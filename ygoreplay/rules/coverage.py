@@ -955,7 +955,7 @@ TABLE: tuple[Rule, ...] = (
              "test_rules_turn.py::test_log_02_shuffle_and_draw_follow_the_deck",
              "test_rules_chain.py::test_log_02_log_05_card_that_cannot_be_activated_refused"),
     enforced("LOG-03", "Events come in the duel's order: a start first, one start, decks before hands, nothing after the end.",
-             "match/links.py match/rules.py rules/fold.py rules/setup.py rules/summon.py rules/turn.py service/matches.py",
+             "application.py match/links.py match/rules.py rules/fold.py rules/setup.py rules/summon.py rules/turn.py service/matches.py",
              "test_rules_log.py::test_log_03_a_duel_in_order",
              "test_rules_turn.py::test_log_03_events_out_of_the_duel_order"),
     enforced("LOG-04", "No card id is used twice, nor a card counted twice in one event.",
