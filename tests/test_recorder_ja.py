@@ -53,9 +53,7 @@ def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F
     keeper.act("activation", sheet("Activate"), names=[("p0.m0", "Engage", ENGAGE)])
     keeper.act("chain response", sheet("Send it to the GY to activate (cost)"), names=[("p1.m0", "14558127", ASH)])
     keeper.act("chain response", sheet("Activate"), names=[("p0.m1", "Called", CALLED)])
-    for _ in range(3):
-        keeper.act("resolve", '#chainbox [data-move="resolve"]')
-    keeper.act("chain over", '#chainbox [data-move="chain-over"]', more=3)
+    keeper.resolved(3, more=3)
     keeper.act("Set (monster)", '#board .card[data-card="p0.m2"]', sheet("Set (monster)"))
     keeper.act("Set (Spell/Trap)", '#board .card[data-card="p0.m3"]', sheet("Set (Spell/Trap)"))
     keeper.phases("phase-end")
@@ -65,9 +63,7 @@ def test_a_paper_duel_recorded_in_japanese_to_lp_0(service, browser):  # noqa: F
     keeper.act("Normal Summon", sheet("Normal Summon"), names=[("p1.m1", "Stratos", STRATOS)])
     keeper.act("activation", '#board .card[data-card="p1.m1"]', sheet("Activate an effect"))
     keeper.act("chain response", sheet("Activate"), names=[("p0.m3", "Impermanence", IMPERMANENCE)])
-    for _ in range(2):
-        keeper.act("resolve", '#chainbox [data-move="resolve"]')
-    keeper.act("chain over", '#chainbox [data-move="chain-over"]', more=2)   # and Impermanence to the GY
+    keeper.resolved(2, more=2)                                           # and Impermanence to the GY
     keeper.phases("phase-battle")
     keeper.attacks("p1.m1", "Attack directly")
     expect(page.locator('#lp-who .lp-head[data-player="0"] .lp')).to_have_text("6200")
