@@ -28,6 +28,7 @@ import stat
 import sys
 import time
 
+import _signal
 import _socket
 
 from .errors import YgoreplayError
@@ -408,15 +409,23 @@ def _forwarded(conn: _socket.socket, key: str, args: list[str], prog_name: str, 
         return None
     if len(request) > MAX_REQUEST + len(MAGIC) + 4:
         return None
+    held = None
     try:
         conn.sendall(request)
         if conn.recv(1) != b"R":                 # refused (another code, a command it does not take)
             return None
         sys.stdout.flush()
         sys.stderr.flush()
+        # Ctrl-C held from the command's start until the loop below hears it: one between the
+        # resident starting it and that loop's ``try`` (a loaded machine) ended this process with
+        # a traceback while the resident went on; delivered when unblocked, inside the ``try``
+        # (``pthread_sigmask`` runs the handlers of what it unblocks before it returns)
+        held = _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT})
         conn.sendmsg([b"G"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
                                b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (1, 2)))])
     except OSError:                              # busy, gone, or our stdout is closed: nothing was printed
+        if held is not None:
+            _signal.pthread_sigmask(_signal.SIG_SETMASK, held)
         return None
     conn.settimeout(None)                        # committed: the command may take as long as it takes
     printed = False
@@ -424,6 +433,9 @@ def _forwarded(conn: _socket.socket, key: str, args: list[str], prog_name: str, 
     answer = b""
     while True:
         try:
+            if held is not None:
+                unheld, held = held, None
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, unheld)
             chunk = conn.recv(16)
         except KeyboardInterrupt:                # Ctrl-C: the resident interrupts the command, as it would be
             if interrupted:
