@@ -379,11 +379,30 @@ def test_a_reader_that_stops_early_and_ctrl_c_end_as_in_process(place, tmp_path)
         while blocked.read_text() != "wait_for_partner" and time.monotonic() < deadline:
             time.sleep(0.01)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        try:
+            out, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            seen = {pid: _signals_of(pid) for pid in (process.pid, place.pid)}
+            process.kill()
+            raise AssertionError(f"Ctrl-C did not end {'the command' if in_process else 'the forwarded command'}: "
+                                 f"{seen}") from None
         return out, err, process.returncode
 
     assert interrupted(False) == interrupted(True) == (b"", b"interrupted\n", 130)
     assert place.both("show", duel) == 1               # and it goes on serving
+
+
+def _signals_of(pid: int | None) -> dict[str, str]:
+    """What a process (and each of its threads) waits in and does with signals, for a test's failure."""
+    seen: dict[str, str] = {}
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")) if pid else []:
+        try:
+            status = dict(line.split(":\t", 1) for line in (task / "status").read_text().splitlines() if ":\t" in line)
+            seen[task.name] = (f"wchan={(task / 'wchan').read_text()} SigIgn={status.get('SigIgn')} "
+                               f"SigBlk={status.get('SigBlk')} SigCgt={status.get('SigCgt')} SigPnd={status.get('SigPnd')}")
+        except OSError as exc:
+            seen[task.name] = repr(exc)
+    return seen
 
 
 class FakeResident(threading.Thread):
