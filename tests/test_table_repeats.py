@@ -103,3 +103,24 @@ def test_the_command_lines_append_refuses_an_empty_turn_until_confirmed(tmp_path
     confirmed = runner.invoke(main, ["append", duel, str(tmp_path / "more.jsonl"), "--confirm"], env=env)
     assert confirmed.exit_code == 0 and confirmed.stdout.strip() == str(len(setup) + 1), confirmed.output
 
+
+
+def test_a_plain_append_judged_on_a_head_another_process_moved_is_judged_again_on_the_stored_one(tmp_path) -> None:
+    """Two service workers (two stores on one file): worker B appended up to a turn's start and
+    holds that head; worker A then enters the turn's plays; B takes the next turn change with no
+    ``expected``. Judged on B's head, turn 2 held nothing and the legal append was refused 428
+    (``turn_empty``; the multi-process service test saw it now and then); judged again on the
+    stored head, it is written. (An ``expected`` or a ``made_on`` the device sent stays its own.)"""
+    from test_store import sample
+    from ygoreplay.application import Records
+    from ygoreplay.store import Store
+    events = list(sample("won-by-damage.jsonl"))
+    starts = [i for i, e in enumerate(events) if e.kind == "turn_started"]
+    began, after = next((a, b) for a, b in zip(starts, starts[1:]) if b - a > 1)
+    path = str(tmp_path / "s.sqlite")
+    with Store(path) as a, Store(path) as b:
+        duel = a.create_duel("two workers")
+        Records(b).append(duel, events[:began + 1])              # B holds the head at the turn's start
+        Records(a).append(duel, events[began + 1:after])         # A enters the turn's plays
+        Records(b).append(duel, events[after:after + 1])         # B: the next turn, no expected
+        assert b.info(duel).events == after + 1

@@ -340,6 +340,12 @@ class Records:
                                               acting, entered_by,
                                               names, None if confirmed else made_on if made_on is not None
                                               else expected if expected is not None else count)
+            except Unconfirmed:
+                # judged on the head this process held, with no head asked for: another process may
+                # have entered the turn's plays since (a legal next turn refused as ``turn_empty``)
+                if fresh or expected is not None:
+                    raise
+                continue
             except (ConflictError, Forbidden, InputError) as exc:
                 # an entry in a device's names is pinned to the head its names were read at: taken
                 # meanwhile (another writer), it is judged again, once, on the stored head
