@@ -241,3 +241,27 @@ def test_the_qr_sheet_and_the_round_pages_heading_are_punctuated_in_the_readers_
         sheet, page = qr_page(made), round_page(now)
     assert "<br>甲 对 乙</figcaption>" in sheet and " vs " not in sheet
     assert "<h1>地区赛，第 1 轮，高级</h1>" in page
+
+
+def test_a_tables_call_a_reader_does_not_see_yet_is_not_flagged_to_it(client, store):  # noqa: F811
+    """A reader held back (a spectator's delay: the round reads a duel's events through the
+    reader's cut, ``seen``) is not told of a call its cut leaves out: a call the judge answered,
+    then a new one past the cut. The duel's anchor counts the whole record's open calls: the
+    table was flagged to that reader before its delay let it see why."""
+    made = _round(client)
+    one = made["tables"][0]
+    duel = _start(client, one)
+    writer = auth(duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events", json=PAPER[:6], headers=writer).status_code == 200
+    call = [{"kind": "judge_note", "category": "call", "judge": "", "note": "a ruling, please"}]
+    assert client.post(f"/duels/{duel['id']}/events", json=call, headers=writer).status_code == 200
+    note = client.post(f"/duels/{duel['id']}/notes", json={"judge": "Floor", "text": "resolved", "category": "ruling"},
+                       headers=auth(one["tokens"]["judge"]))
+    assert note.status_code in (200, 201), note.text
+    seen_then = len(store.records_after(duel["id"], 0))
+    assert client.post(f"/duels/{duel['id']}/events", json=call, headers=writer).status_code == 200
+    records = store.records_after(duel["id"], 0)
+    whole = status(store, made["id"], seen=lambda d: records if d == duel["id"] else [])
+    assert whole["tables"][0]["attention"] == ["judge_called"]
+    held = status(store, made["id"], seen=lambda d: records[:seen_then] if d == duel["id"] else [])
+    assert held["tables"][0]["attention"] == []

@@ -426,15 +426,17 @@ _CALLS = frozenset(("judge_note", "entry_disputed"))
 
 def _duel_status(store: Store, duel_id: str, records: Sequence[Record]) -> dict:
     """A duel's status as its signed anchor says it (empty for one not there or altered), read
-    only for a duel whose ``records`` hold a call or a dispute: most tables hold none, and a
-    round of hundreds read every anchor again on each change."""
+    only for a duel whose ``records`` (those its reader may see) hold a call or a dispute: most
+    tables hold none, and a round of hundreds read every anchor again on each change. Empty too
+    while the reader sees less than the anchor counts (a spectator's delay): the anchor's calls
+    and disputes are the whole record's, and a newer one flagged the table before its delay."""
     if not any(r.event.kind in _CALLS for r in records):
         return {}
     try:
         info = store.info(duel_id)
     except (StoreError, VerificationError):
         return {}
-    return info.status if info.signed else {}
+    return info.status if info.signed and info.events <= len(records) else {}
 
 
 def _private(store: Store, match_id: str) -> bool:
