@@ -227,7 +227,7 @@ class History:
                                     position, event.kind)
         before = None
         if event.to < self.base:   # a fold resumed from a snapshot holds no event before it: the seals
-            before = self._state_before(event.to)   # standing now that did not before ``to`` were made since
+            before = self.state_before(event.to)   # standing now that did not before ``to`` were made since
             for card_id, card in self.state.cards.items():
                 had = before.cards.get(card_id)
                 if card.seal is not None and (had is None or had.seal != card.seal) and corrector != f"p{card.seal[0]}":
@@ -304,7 +304,7 @@ class History:
     def _go_back(self, position: int, to: int, state: DuelState | None = None) -> None:
         """Play goes on from the state before event ``to`` (``state``, when the caller made it
         already); the events from there are reverted."""
-        state = state if state is not None else self._state_before(to)
+        state = state if state is not None else self.state_before(to)
         while self.effective and self.effective[-1][0] >= to:   # rollbacks are never reverted
             self.reverted[self.effective.pop()[0]] = position
         self.entries.rulings_reverted(to, self.effective)
@@ -331,17 +331,13 @@ class History:
                 and pos not in self._rollback_positions and pos not in self.entries.remarks]
 
     def state_before(self, to: int) -> DuelState:
-        """A copy of the state before event ``to`` (one of those held: ``base`` on): what a reader
-        who knows less than the record judges an event on (``views.flag_seen``). It keeps
-        checkpoints from its first call on, as a rollback does: made from the start each time, a
-        witnessed duel of thousands of flagged events took time growing as their square (4,000:
-        half a minute) on every append and every reindex. RuleViolation when it is before ``base``
-        and cannot be restored."""
-        return self._state_before(to)
-
-    def _state_before(self, to: int) -> DuelState:
-        """The state before event ``to``: the nearest checkpoint, then the events in effect (the
-        checkpoints this replay passes are kept, from the first call on)."""
+        """A copy of the state before event ``to``: the nearest checkpoint, then the events in
+        effect; the checkpoints this replay passes are kept, from the first call on, so a rollback
+        and a reader who knows less than the record (``views.flag_seen``, which judges each flag
+        again) pay for a stretch of the duel once (made from the start each time, a witnessed duel
+        of thousands of flagged events took time growing as their square: 4,000, half a minute, on
+        every append and every reindex). RuleViolation when it is before ``base`` and cannot be
+        restored."""
         if to < self.base:
             if self._restore is None:
                 raise RuleViolation("LOG-02", say("event {to} is before this history's first event ({base})",
