@@ -221,7 +221,7 @@ _SHARED = ("db", "unknown", "index", "started", "ruleset", "starting_lp", "hand_
            "passes", "passes_recorded", "negations_recorded", "reads_before", "unknowns", "witnessed", "turn_began")
 #: Flat lists of card ids, link numbers or flags: a new list with the same (immutable) items.
 _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "taken_next", "taken_later",
-             "equips", "summon_group", "shed", "flipped", "forfeited", "attacked_earlier", "inert")
+             "equips", "summon_group", "shed", "flipped", "flip_uses", "forfeited", "attacked_earlier", "inert")
 #: Lists of ``Violation`` or None.
 _VIOLATION_LISTS = ("violations", "undecided", "flags")
 #: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
@@ -281,6 +281,7 @@ class DuelState:
         # a Fusion or Ritual Summon the resolved card makes after it came after that activation.
         self.resolved: list[list] = []
         self.flipped: list[str] = []                   # monsters flipped face-up this turn (EFF-05, TERM-10)
+        self.flip_uses: list[str] = []                 # one entry per Flip effect activated this turn (EFF-05)
         self.forfeited: list[str] = []                 # monsters whose attack a replay forfeited this turn (BATTLE-07)
         self.attacked_earlier: list[str] = []          # monsters that attacked in an earlier Battle Phase this turn (BATTLE-03)
         # CTRL-01: cards another player controlled as they left the field. That player activates
@@ -450,7 +451,7 @@ class DuelState:
             if side.fzone == old:
                 side.fzone = new
         for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.inert, self.taken_next,
-                     self.taken_later, self.flipped, self.forfeited, self.attacked_earlier):
+                     self.taken_later, self.flipped, self.flip_uses, self.forfeited, self.attacked_earlier):
             swap(pile)
         for pair in self.resolved:
             swap(pair)
@@ -521,7 +522,7 @@ class DuelState:
                 "first_player", "players", "turn", "turn_player", "phase", "step", "battle_phase_entered", "opening_drawn",
                 "normal_draw_done", "draw_given_up", "deck_order_known", "to_leave", "equips", "summon_window", "pendulum_summon_open", "last_kind",
                 "ended", "winner", "end_reason", "lost_by", "token_count", "emz", "summon_group", "material_moves",
-                "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "forfeited", "attacked_earlier", "taken_next", "taken_later", "lapsing", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
+                "resolving", "negated", "inert", "negated_links", "resolved", "flipped", "flip_uses", "forfeited", "attacked_earlier", "taken_next", "taken_later", "lapsing", "passes", "passes_recorded", "negations_recorded", "unrefunded", "field_placed", "banlist",
                 "shed", "witnessed", "turn_began", "timing", "card_text")
 
     def to_data(self) -> dict:

@@ -138,6 +138,26 @@ def _battle_goes_on(state: DuelState, attack: Attack) -> bool:
             and attack.target in attack.defender_monsters)
 
 
+def left_uncalculated(state: DuelState, attack: Attack) -> tuple[str, str] | None:
+    """(rule, why) an attack not yet calculated cannot end here, or None. BATTLE-02: once declared,
+    the battle goes "to the Damage Step and back": leaving the Battle Step, an attack still owes its
+    Damage Step unless it stopped (negated: ``attack_cancelled``; its monster left face-up Attack
+    Position or the field) or a replay ended it (the opponent's monsters changed: BATTLE-06, the
+    turn player may call it off). NIS-03: in the Damage Step, damage calculation comes between its
+    start and its end unless a monster in the battle left it (``_battle_goes_on``; no replay there)."""
+    if state.step == "damage":
+        if _battle_goes_on(state, attack) and not attack.replay_owed:
+            return "NIS-03", say("the battle of {attacker} goes on: the Damage Step runs from its start through damage "
+                                 "calculation to its end, and before damage calculation an attack stops only when "
+                                 "negated or when a monster in the battle leaves it",
+                                 attacker=attack.attacker)
+    elif _attacking(state, attack) and not _replayed(state, attack):
+        return "BATTLE-02", say("the attack of {attacker} was declared: it goes to the Damage Step and back before the "
+                                "Battle Step ends, unless it is negated or a replay calls it off",
+                                attacker=attack.attacker)
+    return None
+
+
 def _attacking(state: DuelState, attack: Attack) -> bool:
     """Whether the attack's monster is still on the field, in face-up Attack Position, attacking."""
     attacker = state.cards.get(attack.attacker)

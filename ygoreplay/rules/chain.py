@@ -119,8 +119,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         fail(state, ev, "CHAIN-01", say("this activation is Spell Speed {speed}, not {speed2}",
                                         speed=speed, speed2=ev.speed))
     must = None
-    if effect_type == "flip" and card.zone == MZONE and card.id not in state.flipped:
-        _not_flipped(state, ev, card)
+    flip = effect_type == "flip" and card.zone == MZONE
+    if flip:
+        _check_flip(state, ev, card, facts)
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
         why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
@@ -153,6 +154,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         elif zone == BANISHED and t.position == FACEDOWN and t.id not in paid_to:
             fail(state, ev, "ZONE-15", say("{id} is banished face-down: only its owner sees it, and it cannot be "
                                            "targeted", id=t.id))
+        elif zone == OVERLAY:                      # XMAT-02 (ZONE-16, CONF-23): under its Xyz monster
+            fail(state, ev, "XMAT-02", say("{id} is an Xyz material: Xyz materials are not cards on the field, and "
+                                           "it cannot be targeted (its Xyz monster can)", id=t.id))
     for cost in costs:                             # CHAIN-11: a card paid moves as its reason says
         if cost.reason in REASONS_FROM and cost.card is not None:
             problem = reason_problem(state.cards[cost.card], cost.reason, cost.to, True,
@@ -176,6 +180,8 @@ def activated(state: DuelState, ev: Activated) -> None:
             if cost.card in state.taken_next:      # CTRL-01: a cost of this chain triggers after it
                 state.taken_next.remove(cost.card)
                 state.taken_later.append(cost.card)
+    if flip:
+        state.flip_uses.append(card.id)            # EFF-05: one of the triggers its flip gave is spent
     if effect_type is None:
         place_activated_card(state, ev, card, player)
         if leaves_after_resolving(card.facts):    # SPELL-04 (and its exception), TRAP-04
@@ -288,6 +294,22 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-09", say("damage has been calculated: in the rest of the Damage Step only an "
                                              "effect that negates an activation (name the link it negates) may be "
                                              "activated, not {name}'s", name=card.name))
+
+
+def _check_flip(state: DuelState, ev: Activated, card: Card, facts: tuple[EffectFact, ...]) -> None:
+    """EFF-05: a Flip effect is a trigger on a flip face-up, so each flip face-up of a monster (a Flip
+    Summon, an attack, an effect) triggers each of its Flip effects once: as many activations as
+    its flips this turn times its Flip effects (its script's ``FLIP`` effects; one when its script
+    was not read: no card text holds two "FLIP:"). Flipped twice (turned face-down between), it
+    activates again; flipped once, a second activation has no flip to answer."""
+    if card.id not in state.flipped:
+        _not_flipped(state, ev, card)
+        return
+    flips = state.flipped.count(card.id)
+    if state.flip_uses.count(card.id) >= flips * (sum(1 for f in facts if f.kind == "flip") or 1):
+        fail(state, ev, "EFF-05", say("{name} was flipped face-up {flips} time(s) this turn, and its Flip effect was "
+                                      "activated for each flip already: a Flip effect is a trigger on a flip "
+                                      "face-up, activated once for each flip", name=card.name, flips=flips))
 
 
 def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:

@@ -773,7 +773,8 @@ TABLE: tuple[Rule, ...] = (
     enforced("EFF-04", "A Trigger effect is Speed 1: chained only with simultaneous triggers.", "rules/chain.py",
              "test_rules_card_text.py::test_eff_04_triggers_chained_together_whatever_the_record_calls_them",
              "test_rules_card_text.py::test_eff_04_a_trigger_chained_to_a_spell_refused"),
-    enforced("EFF-05", "A FLIP effect triggers on any flip face-up, is mandatory, and after an attack waits for damage calculation.",
+    enforced("EFF-05", "A FLIP effect triggers on any flip face-up, once for each flip, is mandatory, and after an attack "
+             "waits for damage calculation.",
              "rules/card_text.py rules/chain.py",
              "test_rules_card_text.py::test_eff_05_a_flip_effect_activated_after_its_flip_summon",
              "test_rules_card_text.py::test_eff_05_a_flip_effect_left_behind_refused"),
@@ -799,7 +800,8 @@ TABLE: tuple[Rule, ...] = (
     enforced("XMAT-01", "Xyz materials lie under the Xyz monster; attaching does not send them to the GY.",
              "rules/base.py rules/outcome.py rules/setup.py", "test_special_summons.py::test_xyz_01_xyz_summon_attaches_its_materials",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
-    enforced("XMAT-02", "Xyz materials are not cards on the field.", "rules/chain.py",
+    enforced("XMAT-02", "Xyz materials are not cards on the field: they activate none of their effects and are not targeted.",
+             "rules/chain.py",
              "test_rule_scenarios_31.py::test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates",
              "test_rule_scenarios_31.py::test_xmat_02_an_xyz_material_activates_none_of_its_effects"),
     # -- 21. Win, loss and draw ------------------------------------------------------------------
@@ -880,7 +882,8 @@ TABLE: tuple[Rule, ...] = (
     enforced("NIS-02", "Simultaneous triggers chain in order: turn player's mandatory, opponent's, then the optional ones.",
              "rules/chain.py", "test_rules_effects.py::test_nis_02_segoc_mandatory_before_optional_turn_player_first",
              "test_rules_effects.py::test_nis_02_simultaneous_triggers_out_of_order_refused"),
-    enforced("NIS-03", "The Damage Step's timings; damage calculation happens in the Damage Step.", "rules/battle.py",
+    enforced("NIS-03", "The Damage Step's timings; damage calculation happens in the Damage Step, and a battle that goes on "
+             "does not leave it without one.", "rules/battle.py",
              "test_rules_battle.py::test_nis_03_damage_calculated_in_damage_step",
              "test_rules_battle.py::test_nis_03_battle_11_log_05_damage_calculation_refused"),
     enforced("NIS-04", "No Battle Phase on the first turn of the duel.", "rules/setup.py rules/turn.py",

@@ -243,7 +243,7 @@ def _check_card_counts(board: DuelState, ev: PositionSetUp) -> None:
 
 #: What a set-up position decides; everything else in the state keeps its value.
 _SET_UP_FIELDS = ("ruleset", "turn", "turn_player", "phase", "step", "first_player", "battle_phase_entered",
-                  "cards", "sides", "emz", "must_lose", "started", "unknowns", "flipped")
+                  "cards", "sides", "emz", "must_lose", "started", "unknowns", "flipped", "flip_uses")
 
 
 class _Builder:

@@ -10,7 +10,7 @@ from . import card_text
 from .base import (
     check_not_negated, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     phase_name, priority_holder, put, take)
-from .battle import damage_step_begins
+from .battle import damage_step_begins, left_uncalculated
 from .chain import forget_takers
 from .spell_trap import check_equips, settle_equips
 
@@ -129,6 +129,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
     state.summon_window = None
     state.resolved.clear()                    # FUS-03, RIT-03: a summon waits for no resolution of a past turn
     state.flipped.clear()                     # EFF-05: a Flip effect waits for no flip of a past turn
+    state.flip_uses.clear()                   # EFF-05: nor counts the Flip effects it activated
     state.forfeited.clear()                   # BATTLE-07: a forfeit lasts the Battle Phase it was made in
     state.attacked_earlier.clear()            # BATTLE-03: no earlier Battle Phase in a new turn
     state.lapsing.clear()                     # TURN-08: what lapses at the end of the turn has lapsed
@@ -219,6 +220,8 @@ def close_attack(state: DuelState, ev) -> None:
     attack = state.attack
     if attack is None:
         return
+    if not attack.calculated and (owed := left_uncalculated(state, attack)):
+        fail(state, ev, *owed)                 # BATTLE-02, NIS-03: its Damage Step or damage calculation owed
     for player, amount in enumerate(attack.pending_damage):
         if amount:
             fail(state, ev, "DMG-10",

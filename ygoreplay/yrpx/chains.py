@@ -163,6 +163,7 @@ class ChainHandling:
         if link > 1 or self.chains.chain:
             return "quick"
         if facts.is_flip and card in self.moves.flipped and at.location == LOCATION_MZONE:
+            self.moves.flipped.discard(card)      # EFF-05: one flip, one Flip effect (the next is another effect)
             return "flip"
         if self.open_game_state(player):
             if at.location == LOCATION_SZONE and facts.is_pendulum and facts.is_monster:
