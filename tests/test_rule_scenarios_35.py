@@ -97,6 +97,25 @@ def test_eff_05_a_script_with_two_flip_effects_activates_both_for_one_flip() -> 
     refused_with([*both, eats("ox", link=3, simultaneous=True)], "EFF-05", ONCE_MORE, cards=two)
 
 
+def test_eff_05_destroyed_by_the_attack_that_flipped_it_it_activates_once() -> None:
+    """EFF-05, BATTLE-12: player 1's Set Man-Eater Bug is attacked by Vorse Raider, flipped and
+    destroyed by battle; after damage calculation its Flip effect is activated from the GY and
+    destroys Vorse Raider. A second activation (on Battle Ox) has no flip to answer. Before:
+    accepted (only a Flip effect on the field was counted)."""
+    board = position({"mzone": [mon("vorse", VORSE), mon("ox", BATTLE_OX)]}, {"mzone": [mon("meb", MAN_EATER, "set")]},
+                     turn=4)
+    battle = [ev("phase_entered", phase="battle"), ev("step_entered", step="battle"),
+              ev("attack_declared", player=0, attacker="vorse", target="meb"), ev("step_entered", step="damage"),
+              ev("damage_calculated", destroyed=["meb"], damage=[0, 0]),
+              ev("card_moved", card="meb", to=[1, "gy"], reason="battle")]
+    bites = [ev("activated", player=1, card="meb", effect_type="flip", targets=["vorse"]),
+             ev("chain_link_resolved", link=1),
+             ev("card_moved", card="vorse", to=[0, "gy"], reason="destroyed", cause="meb"), ev("chain_ended")]
+    assert fold(board, *battle, *bites).cards["vorse"].zone == "gy"
+    refused_with([board, *battle, *bites, ev("activated", player=1, card="meb", effect_type="flip", targets=["ox"])],
+                 "EFF-05", ONCE_MORE)
+
+
 # == NIS-03, BATTLE-02: an attack that goes on owes its damage calculation =========================
 
 BATTLE = position({"mzone": [mon("vorse", VORSE)]}, {"mzone": [mon("ox", BATTLE_OX)]}, turn=4)

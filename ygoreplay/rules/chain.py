@@ -119,7 +119,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         fail(state, ev, "CHAIN-01", say("this activation is Spell Speed {speed}, not {speed2}",
                                         speed=speed, speed2=ev.speed))
     must = None
-    flip = effect_type == "flip" and card.zone == MZONE
+    # EFF-05: on the field, or gone from it since its flip (destroyed by the attack that flipped it)
+    flip = effect_type == "flip" and (card.zone == MZONE or card.id in state.flipped)
     if flip:
         _check_flip(state, ev, card, facts)
     if effect_type in _TRIGGERS:
