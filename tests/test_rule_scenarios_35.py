@@ -8,7 +8,8 @@ Let through though illegal:
   Flip Summoned once, destroyed Battle Ox with its Flip effect and then Celtic Guardian with a
   second activation in a new chain: accepted. Now each flip triggers each Flip effect once (as
   many as its script declares ``FLIP`` effects; one unread: no card text holds two "FLIP:"); a
-  monster flipped again (turned face-down between) activates again. The EDOPro importer, which
+  monster flipped again (turned face-down between) activates again, and one destroyed by the
+  attack that flipped it counts its activations from the GY too. The EDOPro importer, which
   called every Chain Link 1 activation of a flipped Flip monster on the field a Flip effect, now
   calls only the first after each flip one.
 * NIS-03 ("start of the Damage Step → before damage calculation → damage calculation → after
