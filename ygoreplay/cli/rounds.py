@@ -14,7 +14,8 @@ from ..errors import InputError, StoreError
 from ..i18n import said, t
 from ..text import printable
 from .common import (
-    Words, card_db, cards_option, echo, handed_source, main, open_duel, open_store, pick_list, store_option, view_option)
+    Words, card_db, cards_option, echo, handed_source, main, open_duel, open_store, open_witness, pick_list, store_option,
+    view_option, witness_option)
 
 if TYPE_CHECKING:
     from ..lpsheet import LPSheet
@@ -190,8 +191,9 @@ def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None
               help="The wall clock time was called at: an ISO 8601 date and time with its UTC offset "
                    "(default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@witness_option
 @store_option
-def round_time(round_id: str, clock: str | None, as_json: bool, store_url: str | None) -> None:
+def round_time(round_id: str, clock: str | None, as_json: bool, witness_url: str | None, store_url: str | None) -> None:
     """Call time at every table of a round at once (TIME-01): each table still playing is called
     at the same clock, where its duel stands; says each table's outcome. Exit 1 when a table
     could not be called (a judge calls it there, with its turn and phase)."""
@@ -200,9 +202,9 @@ def round_time(round_id: str, clock: str | None, as_json: bool, store_url: str |
     from ..round_time import OUTCOMES, call_time
     if clock is not None and not is_clock(clock):
         raise InputError(t("--clock is {format}, not {clock}", format=CLOCK_FORMAT, clock=printable(clock)[:40]))
-    with open_store(store_url) as store:
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         try:
-            used, tables = call_time(Hub(store), round_id, clock)
+            used, tables = call_time(Hub(store, witness), round_id, clock)
         except StoreError as exc:
             raise InputError(str(exc)) from None
     if as_json:

@@ -27,6 +27,7 @@ from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event, from_dict
 from ..i18n import say
+from ..receipts import issue, not_behind
 from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
@@ -253,6 +254,10 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
                                                roles=handed(writer.role))
                 streams.append({"events": [], "title": new_duel.title, "stream_id": duel_id, "attachments": {
                     "access": access.to_dict(), "match_game": {"id": match_id, "game": game}}})
+        # LOG-09's witness: nothing is written onto the match, nor onto a duel it ends, cut back
+        # behind the head its witness kept (as every duel's append, ``receipts.not_behind``)
+        for stream in (match_id, *(duel_id for duel_id, _ended, _count in closing)):
+            not_behind(hub.store, stream, hub.witness)
         closed: dict[str, list[Record]] = {}
         try:
             written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,
@@ -278,11 +283,25 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     hub.changed(match_id, written)
     for duel_id, records in closed.items():    # its end, written with the match's: its followers see it
         hub.changed(duel_id, records)
+    _witnessed(hub, [(match_id, written), *closed.items()], [spec["stream_id"] for spec in streams])
     for duel_id in claims:            # linked: its release follows the match's now, read again when next asked
         linked = hub.duels.get(duel_id)
         if linked is not None:
             linked.settings_changed()
     return Written(written[-1].position + 1, written, created)
+
+
+def _witnessed(hub: Any, written: list[tuple[str, list[Record]]], created: list[str]) -> None:
+    """Every head a match's write left, given to the witness as a duel's append gives its own
+    (``receipts.issue``): the match's, each duel's end it wrote, each duel it made. Unwitnessed, a
+    cut back of them (the duel's end deleted with its anchor, the match's game end, a penalty) was
+    found by no ``verify --witness``, and the next append went on over the cut."""
+    if hub.witness is None:
+        return
+    for stream, records in written:
+        issue(hub.store, stream, records[-1].position + 1, records[-1].hash, hub.witness)
+    for stream in created:
+        issue(hub.store, stream, 0, None, hub.witness)
 
 
 def _closing(hub: Any, match_id: str, writer: Writer, ending: list[tuple[Game, int, Event]],

@@ -1,0 +1,112 @@
+"""Attacks on issue 25's nineteenth pass (``attack25ba``): the write side, a second door past the
+witness.
+
+Found (fixed):
+
+* A match's write that ends its game (``/games/{n}/end``, a concession, a penalty, a time
+  decision) writes the duel's ``duel_ended`` itself, in the match's transaction
+  (``match.commands._closing``): a second door into the duel's record, past ``Records``, and it
+  skipped what every duel append does with the witness (``serve --witness``). The duel's new head
+  was never given to the witness (nor was any head of the match: its game ends, penalties,
+  decisions, its duels made), so deleting that ``duel_ended`` with its anchor (someone who can
+  write the store, no key) went unseen by ``verify --witness`` (README: "detected, back to the
+  last witnessed head"): the duel went on as unfinished, verified ok. And a duel (or a match)
+  already cut back behind its witness was written onto, the cut buried under a new signed
+  anchor, where ``Records`` refuses it ("nothing was appended"). Both now go through the one
+  check and the one receipt (``receipts.not_behind``, ``receipts.issue``) with the witness the
+  service's hub holds (``match.commands._witnessed``); ``round time`` takes ``--witness`` (and
+  ``$YGOREPLAY_WITNESS``) as every other writing command.
+
+Tried and held (no change): a full disk under ``record``, ``export -o``, ``lp-sheet -o`` (exit 2,
+"nothing was written", no traceback); ...
+"""
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from test_receipts import cut_back
+from test_release import ADMIN, auth
+from test_store import fresh_url
+from ygoreplay.access import digest
+from ygoreplay.cli import main
+from ygoreplay.receipts import Witness, verify as verify_heads
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def witnessed(request, tmp_path):
+    """A service with a witness file, on SQLite or PostgreSQL: (client, store, store URL, witness)."""
+    with fresh_url(request.param, tmp_path / "duels.sqlite", "attack25ba") as url, \
+            Store(url, concurrent=True) as store:
+        witness = Witness(str(tmp_path / "witness.sqlite"), store)
+        with TestClient(create_app(store, digest(ADMIN), witness)) as client:
+            yield client, store, url, witness
+
+
+def _table(client) -> tuple[dict, str, dict]:
+    """Table 1 of a paper round, its first duel begun (Yugi's turn 1, 6 events): (table, duel, recorder)."""
+    from test_attack_25ar import _opening
+    from test_attack_25i import table_duel
+    made, duel = table_duel(client)
+    one = made["tables"][0]
+    recorder = auth(one["tokens"]["recorder"])
+    opening = [*_opening(["Yugi", "Kaiba"]), {"kind": "turn_started", "player": 0, "turn": 1}]
+    assert client.post(f"/duels/{duel['id']}/events", json=opening, headers=recorder).status_code == 200
+    return one, duel["id"], recorder
+
+
+def _concede(client, one: dict, recorder: dict):
+    return client.post(f"/matches/{one['match']}/games/1/end", json={"winner": 0, "how": "surrender"},
+                       headers=recorder)
+
+
+def test_a_duels_end_its_match_wrote_is_witnessed_and_its_cut_found(witnessed):
+    """Kaiba concedes game 1 in the match: the duel's record ends with it (#6). The witness keeps
+    the duel's new head and the match's; deleting the duel's end with its anchor is then found by
+    the witness (it was not: the duel verified ok as unfinished)."""
+    client, store, url, witness = witnessed
+    one, duel, recorder = _table(client)
+    assert _concede(client, one, recorder).status_code == 200
+    assert store.info(duel).status["ended"]
+    assert witness.latest(duel).events == store.info(duel).events == 7
+    assert witness.latest(one["match"]).events == store.info(one["match"]).events
+    cut_back(url, duel, 6)
+    with Store(url) as reader:
+        assert not reader.info(duel).status["ended"] and reader.verify(duel).ok     # the store alone cannot know
+        result, _ = verify_heads(reader, duel, (), witness)
+    assert (result.ok, result.first_bad) == (False, 6), result
+    assert "its witness" in result.problem and "promises 7" in result.problem
+
+
+def test_nothing_is_written_onto_a_duel_cut_back_behind_its_witness_by_its_match(witnessed):
+    """The recorder's #6 witnessed, then cut from the store: the match's game end (which writes the
+    duel's end) is refused, 409, nothing written in the duel or the match, as a duel's append is."""
+    client, store, url, witness = witnessed
+    one, duel, recorder = _table(client)
+    stand = client.post(f"/duels/{duel}/events", json=[{"kind": "phase_entered", "phase": "standby"}], headers=recorder)
+    assert stand.status_code == 200 and witness.latest(duel).events == 7
+    match_events = store.info(one["match"]).events
+    cut_back(url, duel, 6)
+    refused = _concede(client, one, recorder)
+    assert refused.status_code == 409 and "events were removed; nothing was appended" in refused.json()["message"]
+    with Store(url) as reader:
+        assert (reader.info(duel).events, reader.info(one["match"]).events) == (6, match_events)
+
+
+def test_round_time_on_the_command_line_is_witnessed(tmp_path):
+    """``round time`` writes each table's ``time_called`` into its match: with ``--witness`` (or
+    ``$YGOREPLAY_WITNESS``) the witness keeps each match's new head, as any other write's."""
+    from test_attack_25i import paper_round
+    path = tmp_path / "duels.sqlite"
+    with Store(str(path), concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
+        made = paper_round(client)
+    done = CliRunner().invoke(main, ["round", "time", made["id"], "--store", str(path),
+                                     "--witness", str(tmp_path / "witness.sqlite")])
+    assert done.exit_code == 0, done.output
+    with Store(str(path), readonly=True) as store:
+        witness = Witness(str(tmp_path / "witness.sqlite"), store)
+        for table in made["tables"]:
+            assert witness.latest(table["match"]).events == store.info(table["match"]).events
