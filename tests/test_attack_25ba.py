@@ -110,3 +110,34 @@ def test_round_time_on_the_command_line_is_witnessed(tmp_path):
         witness = Witness(str(tmp_path / "witness.sqlite"), store)
         for table in made["tables"]:
             assert witness.latest(table["match"]).events == store.info(table["match"]).events
+
+
+ONE_NAME = [["Yugi", "Yugi"], ["Yugi", "ｙｕｇｉ"], ["Yugi", "Yu\u200bgi"], ["Yugi", "YUGI "]]
+
+
+@pytest.mark.parametrize("players", ONE_NAME, ids=["same", "full width", "zero width", "case and space"])
+def test_a_match_of_two_players_with_one_name_is_refused(tmp_path, players):
+    """LOG-05: ``POST /matches`` for Yugi against Yugi (or a full-width, zero-width or case variant
+    of the name) is refused, 422, no match made. It was made: each of its duels seats its players
+    by name (``access.seat_order``), one name twice seats neither, and both player tokens were a
+    spectator's at their own table (no entry, confirmation or dispute in a paper match)."""
+    from test_match_service import MATCHES, lines, match_body
+    from test_release import ORGANISER
+    with Store(str(tmp_path / "duels.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        body = {**match_body(lines(MATCHES / "two-nil.jsonl")), "players": players}
+        refused = client.post("/matches", json=body, headers=ORGANISER)
+        assert refused.status_code == 422 and refused.json()["rule"] == "LOG-05", refused.text
+        assert "read as one name" in refused.json()["message"]
+        assert store.duels("match") == []
+
+
+@pytest.mark.parametrize("pairings", ["1,Yugi,ＹＵＧＩ\n", "1,Yugi,Kaiba\n2,Yu\u200bgi,Mai\n"],
+                         ids=["themselves", "seated twice"])
+def test_a_pairing_of_one_name_twice_is_refused(pairings):
+    """A round's pairings: a player against their own name in full width, or seated at a second
+    table under the name with a zero-width space in it, is refused as the same name is (it was
+    only compared case folded)."""
+    from ygoreplay.rounds import PairingsError, read_pairings
+    with pytest.raises(PairingsError, match="cannot play themselves|is at table 1 already"):
+        read_pairings(pairings.encode(), "pairings.csv")

@@ -26,7 +26,7 @@ from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
 from .store import Record, Store, new_id
-from .text import checked, number, printable
+from .text import checked, name_key, number, printable
 
 MAX_TABLES = 1000                  # tables one pairings file may hold
 MAX_PAIRINGS_BYTES = 512 * 1024
@@ -97,14 +97,14 @@ def read_pairings(data: bytes | str, where: str = "pairings") -> list[Pairing]:
                 raise PairingsError(say("{at}: a player's name holds a control character ({name})", at=at,
                                         name=printable(name)[:40]))
             players.append(name)
-        if players[0].casefold() == players[1].casefold():
+        if name_key(players[0]) == name_key(players[1]):
             raise PairingsError(say("{at}: {player} cannot play themselves", at=at, player=printable(players[0])))
         for name in players:
-            if name.casefold() in seated:
-                other_line, other_table = seated[name.casefold()]
+            if name_key(name) in seated:
+                other_line, other_table = seated[name_key(name)]
                 raise PairingsError(say("{at}: {player} is at table {table} already (line {line})", at=at,
                                         player=printable(name), table=other_table, line=other_line))
-            seated[name.casefold()] = (line, table)
+            seated[name_key(name)] = (line, table)
         if len(out) == MAX_TABLES:
             raise PairingsError(say("{at}: a round has at most {most} tables", at=at, most=MAX_TABLES))
         tables[table] = line
