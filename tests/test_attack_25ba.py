@@ -22,6 +22,8 @@ Tried and held (no change): a full disk under ``record``, ``export -o``, ``lp-sh
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -96,11 +98,30 @@ def test_nothing_is_written_onto_a_duel_cut_back_behind_its_witness_by_its_match
         assert (reader.info(duel).events, reader.info(one["match"]).events) == (6, match_events)
 
 
+def test_a_match_and_a_rounds_matches_are_witnessed_from_their_creation(witnessed):
+    """``POST /matches`` and ``POST /rounds``: the witness keeps each new match's head, as
+    ``POST /duels`` gives it a new duel's (a match deleted whole from the store was found by
+    nothing), and its next write's."""
+    from test_attack_25i import paper_round
+    from test_match_service import MATCHES, lines, match_body
+    from test_release import ORGANISER
+    client, store, _url, witness = witnessed
+    made = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=ORGANISER)
+    assert made.status_code == 201, made.text
+    assert witness.latest(made.json()["id"]).events == store.info(made.json()["id"]).events == 3
+    for table in paper_round(client)["tables"]:
+        assert witness.latest(table["match"]).events == store.info(table["match"]).events
+
+
 def test_round_time_on_the_command_line_is_witnessed(tmp_path):
     """``round time`` writes each table's ``time_called`` into its match: with ``--witness`` (or
     ``$YGOREPLAY_WITNESS``) the witness keeps each match's new head, as any other write's."""
     from test_attack_25i import paper_round
-    path = tmp_path / "duels.sqlite"
+    path, pairings = tmp_path / "duels.sqlite", tmp_path / "round.csv"
+    pairings.write_text("1,Joey,Mai\n")
+    created = CliRunner().invoke(main, ["round", "create", str(pairings), "--event", "Regional", "--round", "1",
+                                        "--json", "--store", str(path), "--witness", str(tmp_path / "witness.sqlite")])
+    assert created.exit_code == 0, created.output
     with Store(str(path), concurrent=True) as store, TestClient(create_app(store, digest(ADMIN))) as client:
         made = paper_round(client)
     done = CliRunner().invoke(main, ["round", "time", made["id"], "--store", str(path),
@@ -110,6 +131,8 @@ def test_round_time_on_the_command_line_is_witnessed(tmp_path):
         witness = Witness(str(tmp_path / "witness.sqlite"), store)
         for table in made["tables"]:
             assert witness.latest(table["match"]).events == store.info(table["match"]).events
+        joeys = json.loads(created.stdout)["tables"][0]["match"]
+        assert witness.latest(joeys).events == store.info(joeys).events == 1
 
 
 ONE_NAME = [["Yugi", "Yugi"], ["Yugi", "ｙｕｇｉ"], ["Yugi", "Yu\u200bgi"], ["Yugi", "YUGI "]]

@@ -25,6 +25,7 @@ from .i18n import N_, say
 from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
+from .receipts import Witness
 from .store import Record, Store, new_id
 from .text import checked, name_key, number, printable
 
@@ -196,7 +197,8 @@ class NewRound:
                 "tables": [t.to_dict() for t in self.tables]}
 
 
-def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "") -> NewRound:
+def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "",
+                 witness: Witness | None = None) -> NewRound:
     """The round and one match per table, written in one transaction (all or nothing); each
     table's tokens, links to the match page (``{base}/match/{id}?token=...``) and the recorder's
     link (``record``, its QR code: ``{base}/record/match/{id}?token=...``, which opens the
@@ -222,6 +224,7 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
             "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}
                                          for t in tables]}
     store.record_together(streams, {round_id: {ATTACHMENT: kept}})
+    match_app.witness_heads(store, witness, [(spec["stream_id"], len(spec["events"]), None) for spec in streams])
     return NewRound(round_id, settings, tables)
 
 

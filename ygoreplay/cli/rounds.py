@@ -119,10 +119,11 @@ def round_group() -> None:
 @click.option("--qr", "qr_file", default=None, metavar="FILE.html",
               help="Write the printable page of the tables' QR codes here (it holds the recorders' tokens).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every token) instead of text.")
+@witness_option
 @store_option
 def round_create(pairings: str, event: str, round_: int, format_: str, policy: str, banlist_file: str | None,
                  list_name: str | None, visibility: str, mode: str, base: str, qr_file: str | None, as_json: bool,
-                 store_url: str | None) -> None:
+                 witness_url: str | None, store_url: str | None) -> None:
     """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
     match per table, all written at once. Prints each table's recorder link; the tokens are shown
     only now (the store keeps their digests)."""
@@ -135,8 +136,8 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     tables = read_pairings(data, pairings)
     banlist = pick_list(banlist_file, list_name) if banlist_file else Banlist("(none given)")
     settings = RoundSettings(event, round_, format_, policy, banlist, visibility, mode)
-    with open_store(store_url, create=True) as store:
-        made = create_round(store, tables, settings, base.rstrip("/"))
+    with open_store(store_url, create=True) as store, open_witness(witness_url, store) as witness:
+        made = create_round(store, tables, settings, base.rstrip("/"), witness)
     if qr_file:
         from ..round_pages import qr_page
         _write(qr_page(made, base.rstrip("/")), qr_file, 0o600)

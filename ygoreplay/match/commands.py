@@ -27,10 +27,11 @@ from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event, from_dict
 from ..i18n import say
-from ..receipts import issue, not_behind
+from ..receipts import not_behind
 from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
+from .application import witness_heads
 from .events import KINDS
 from .links import LinkProblem, Standing, check_duel, check_ending, first_players, standing
 from .rules import Game, MatchState, apply, fold
@@ -283,25 +284,15 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     hub.changed(match_id, written)
     for duel_id, records in closed.items():    # its end, written with the match's: its followers see it
         hub.changed(duel_id, records)
-    _witnessed(hub, [(match_id, written), *closed.items()], [spec["stream_id"] for spec in streams])
+    # LOG-09's witness: every head this write left (``match.application.witness_heads``)
+    witness_heads(hub.store, hub.witness, [*((stream, records[-1].position + 1, records[-1].hash)
+                                             for stream, records in [(match_id, written), *closed.items()]),
+                                           *((spec["stream_id"], 0, None) for spec in streams)])
     for duel_id in claims:            # linked: its release follows the match's now, read again when next asked
         linked = hub.duels.get(duel_id)
         if linked is not None:
             linked.settings_changed()
     return Written(written[-1].position + 1, written, created)
-
-
-def _witnessed(hub: Any, written: list[tuple[str, list[Record]]], created: list[str]) -> None:
-    """Every head a match's write left, given to the witness as a duel's append gives its own
-    (``receipts.issue``): the match's, each duel's end it wrote, each duel it made. Unwitnessed, a
-    cut back of them (the duel's end deleted with its anchor, the match's game end, a penalty) was
-    found by no ``verify --witness``, and the next append went on over the cut."""
-    if hub.witness is None:
-        return
-    for stream, records in written:
-        issue(hub.store, stream, records[-1].position + 1, records[-1].hash, hub.witness)
-    for stream in created:
-        issue(hub.store, stream, 0, None, hub.witness)
 
 
 def _closing(hub: Any, match_id: str, writer: Writer, ending: list[tuple[Game, int, Event]],

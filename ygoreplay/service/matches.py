@@ -213,7 +213,8 @@ async def create_match(request: Request, service: ServiceDep) -> dict:
     spec, tokens = app_layer.match_stream(events, title, visibility, release)
 
     def record() -> str:
-        match_id, _count, _violation = service.store.record(**spec)
+        match_id, count, _violation = service.store.record(**spec)
+        app_layer.witness_heads(service.store, service.records.witness, [(str(match_id), count, None)])
         return str(match_id)
     match_id = await asyncio.to_thread(record)
     base = str(request.base_url).rstrip("/")
