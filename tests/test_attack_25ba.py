@@ -83,6 +83,27 @@ def test_a_duels_end_its_match_wrote_is_witnessed_and_its_cut_found(witnessed):
     assert "its witness" in result.problem and "promises 7" in result.problem
 
 
+def test_a_match_cut_back_behind_its_witness_is_not_ok_and_takes_nothing(witnessed):
+    """Kaiba's concession of game 1 (the match's #4) deleted from the store with its anchor: the
+    match's ``/verify`` says NOT ok, naming its witness (it said ok: nothing asked the witness of
+    a match), and the next match write is refused, 409, nothing written."""
+    client, store, url, witness = witnessed
+    one, duel, recorder = _table(client)
+    judge = auth(one["tokens"]["judge"])
+    assert _concede(client, one, recorder).status_code == 200
+    match = one["match"]
+    ended = store.info(match).events
+    assert client.get(f"/matches/{match}/verify", headers=judge).json()["ok"]
+    cut_back(url, match, ended - 1)
+    with Store(url, concurrent=True) as reader, TestClient(create_app(reader, digest(ADMIN), witness)) as fresh:
+        verdict = fresh.get(f"/matches/{match}/verify", headers=judge).json()
+        assert not verdict["ok"] and "its witness" in verdict["problem"], verdict
+        refused = fresh.post(f"/matches/{match}/judge-calls", json={"player": 0, "judge": "Ann", "question": "a ruling"},
+                             headers=auth(one["tokens"]["p0"]))
+        assert refused.status_code == 409, refused.text
+        assert reader.info(match).events == ended - 1
+
+
 def test_nothing_is_written_onto_a_duel_cut_back_behind_its_witness_by_its_match(witnessed):
     """The recorder's #6 witnessed, then cut from the store: the match's game end (which writes the
     duel's end) is refused, 409, nothing written in the duel or the match, as a duel's append is."""
