@@ -1,24 +1,52 @@
 """Attacks on issue 25's nineteenth pass (``attack25ba``): the write side, a second door past the
-witness.
+witness, and two players with one name.
 
 Found (fixed):
 
-* A match's write that ends its game (``/games/{n}/end``, a concession, a penalty, a time
+* HIGH. A match's write that ends its game (``/games/{n}/end``, a concession, a penalty, a time
   decision) writes the duel's ``duel_ended`` itself, in the match's transaction
   (``match.commands._closing``): a second door into the duel's record, past ``Records``, and it
   skipped what every duel append does with the witness (``serve --witness``). The duel's new head
-  was never given to the witness (nor was any head of the match: its game ends, penalties,
-  decisions, its duels made), so deleting that ``duel_ended`` with its anchor (someone who can
+  was never given to the witness, so deleting that ``duel_ended`` with its anchor (anyone who can
   write the store, no key) went unseen by ``verify --witness`` (README: "detected, back to the
-  last witnessed head"): the duel went on as unfinished, verified ok. And a duel (or a match)
-  already cut back behind its witness was written onto, the cut buried under a new signed
-  anchor, where ``Records`` refuses it ("nothing was appended"). Both now go through the one
-  check and the one receipt (``receipts.not_behind``, ``receipts.issue``) with the witness the
-  service's hub holds (``match.commands._witnessed``); ``round time`` takes ``--witness`` (and
-  ``$YGOREPLAY_WITNESS``) as every other writing command.
+  last witnessed head"): the duel verified ok as unfinished. And a duel already cut back behind
+  its witness was written onto, the cut buried under a new signed anchor, where ``Records``
+  refuses it ("nothing was appended"). Both now go through the one check and the one receipt
+  (``receipts.not_behind``, ``receipts.issue``, with the witness the service's hub holds).
+* MEDIUM. No head of a match was ever witnessed (its creation by ``POST /matches`` or a round,
+  its game ends, penalties, decisions, the duels it made), and ``GET /matches/{id}/verify`` read
+  the store alone: a match cut back (Kaiba's concession deleted) or deleted whole was ok to every
+  reader, and took its next write. Every head a match's write leaves goes to the witness
+  (``match.application.witness_heads``), its ``/verify`` asks ``Records.verify``, and ``round
+  create`` / ``round time`` take ``--witness`` (and ``$YGOREPLAY_WITNESS``) as every writing
+  command does.
+* LOW-MEDIUM. A match of Yugi against Yugi (or ``ｙｕｇｉ``, ``Yu<ZWSP>gi``, ``YUGI ``) was created
+  (``POST /matches``, a round, the command line): each of its duels seats its players by name
+  (``access.seat_order``), one name twice seats neither, so both player tokens were a
+  spectator's at their own table and a game end wrote the duel's winner by seat order unchecked.
+  Refused (LOG-05, ``match.rules``), names compared as they read (``text.name_key``: NFKC, case,
+  characters not seen, white space), which a round's pairings now use too (they compared case
+  folded only: ``Yugi`` against ``ＹＵＧＩ``, or seated again as ``Yu<ZWSP>gi``, went through).
 
-Tried and held (no change): a full disk under ``record``, ``export -o``, ``lp-sheet -o`` (exit 2,
-"nothing was written", no traceback); ...
+Tried and held (no change): a full disk (a 200 KB tmpfs) under ``record``, ``export -o``,
+``lp-sheet -o`` (exit 2, "nothing was written", no traceback, no file left); every judge, match
+and round write route given ill-typed bodies (null, booleans, 10**30, 1e308, lone surrogates,
+5,000-character strings, lists, objects; ~1,000 requests): 4xx, never a 500; a match's id on a
+duel's write routes (``/events``, ``/rollback``, ``/branch``) and a duel's on a match's: 404; a
+match's game end over a duel naming other players than the match's: written by seat, and listed
+to the judge (LOG-09, "not the match's players"); the resident refuses ``--reindex``,
+``--witness``, ``-`` and ``$YGOREPLAY_WITNESS`` (Click takes no option abbreviations); a seal's
+opening checks its nonce's form and the passcode's range before hashing; a read-only store's every
+write passes ``Store._writable`` (SQLite opened ``mode=ro``); a branch's ``Idempotency-Key`` is
+the duel's own (another duel's same key makes its own branch; another ``at`` or title is 409).
+
+Left open (reported): the command line's match commands read a match file and replace it whole
+(``append_to_file``, written atomically but unlocked): two processes appending at once, the later
+rename drops the other's events, both saying ok. ``ygoreplay verify MATCH`` takes a match file,
+not a stored match (the service's ``/verify`` does). A duel's ``duel_started`` naming one name
+twice is still taken (stored records stay foldable; a match's duel so named seats neither, LOG-09
+tells the judge). Confusables across scripts (Latin ``Yugi``, Cyrillic ``Yugі``) are not one name
+to NFKC: that needs Unicode's confusable skeletons (UTS #39).
 """
 from __future__ import annotations
 
