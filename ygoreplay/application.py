@@ -35,7 +35,7 @@ from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .i18n import N_, say
 from .library_search import released
-from .receipts import Promise, Receipt, Witness, behind, issue, verify as verify_heads
+from .receipts import Receipt, Witness, behind_witness, issue, not_behind, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
 from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
@@ -224,15 +224,8 @@ class Records:
 
     def _not_behind(self, duel_id: str, refused: str = N_("nothing was appended")) -> None:
         """Nothing is appended onto, nor a receipt signed for, a duel behind the head its
-        witness kept (cut back): that would bury the cut under new signed anchors, or have the
-        organiser's key vouch for it. A witness out of reach does not stop it."""
-        try:
-            problem = self.behind_witness(duel_id)
-        except StoreError:
-            return
-        if problem:
-            raise VerificationError(say("duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'",
-                                        duel_id=duel_id, problem=problem, refused=refused))
+        witness kept (``receipts.not_behind``)."""
+        not_behind(self.store, duel_id, self.witness, refused)
 
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None,
@@ -785,8 +778,7 @@ class Records:
     def behind_witness(self, duel_id: str) -> str:
         """Why the stored duel is behind the head its witness kept ("" when it is not, or there
         is no witness): read from its head only, as ``duels`` lists it."""
-        witnessed = self.witness.latest(duel_id) if self.witness is not None else None
-        return behind(self.store, duel_id, [Promise(witnessed, "its witness")]) if witnessed else ""
+        return behind_witness(self.store, duel_id, self.witness)
 
     def duels(self, player: str | None = None, since: str | None = None, until: str | None = None) -> list[DuelInfo]:
         """The stored duels, oldest first, from their headers and signed anchors only (no event

@@ -34,6 +34,7 @@ from .cards import CardDB
 from .chain import to_ms
 from .log import Narrator
 from .openings import SealReport
+from .receipts import Witness
 from .exchange import make_replay
 from .replay_file import ReplayFile, dumps, referenced_codes
 from .signing import OrganiserKey
@@ -665,8 +666,9 @@ class Hub:
     ``changed`` may be called from any thread (an append handled here, the PostgreSQL listener);
     followers wait on ``wait`` in the event loop."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, witness: Witness | None = None) -> None:
         self.store = store
+        self.witness = witness           # every write's signed head: a match's (``match.commands.record``) too
         self.duels: OrderedDict[str, LiveDuel] = OrderedDict()
         self.cache = Cache(CACHE_ENTRIES, CACHE_BYTES)
         self.matches: OrderedDict[str, Any] = OrderedDict()     # id -> match.live.LiveMatch

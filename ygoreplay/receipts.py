@@ -54,7 +54,7 @@ from .files import mode_for, read_limited, write_atomic
 from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
                       receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification, own_schema
-from .i18n import say
+from .i18n import N_, say
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
 KIND, VERSIONS = "ygoreplay/receipt", (1, 2)
@@ -425,6 +425,27 @@ def behind(store: Store, duel: str, promises: Iterable[Promise]) -> str:
             return (f"the events up to {r.events} are not the ones {promise.by} signed at {r.time} (head "
                     f"{r.head.hex()[:16]}): the record was cut back and written again")
     return ""
+
+
+def behind_witness(store: Store, stream: str, witness: Witness | None) -> str:
+    """Why the stored stream (a duel, a match) is behind the head its witness kept ("" when it is
+    not, or there is no witness): read from its head only."""
+    witnessed = witness.latest(stream) if witness is not None else None
+    return behind(store, stream, [Promise(witnessed, "its witness")]) if witnessed else ""
+
+
+def not_behind(store: Store, stream: str, witness: Witness | None, refused: str = N_("nothing was appended")) -> None:
+    """Nothing is appended onto, nor a receipt signed for, a stream behind the head its witness
+    kept (cut back): that would bury the cut under new signed anchors, or have the organiser's
+    key vouch for it. A witness out of reach does not stop it. The one check of every writer: a
+    duel's (``Records``), a match's and the duels its write ends (``match.commands.record``)."""
+    try:
+        problem = behind_witness(store, stream, witness)
+    except StoreError:
+        return
+    if problem:
+        raise VerificationError(say("duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'",
+                                    duel_id=stream, problem=problem, refused=refused))
 
 
 def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: Witness | None = None,

@@ -25,8 +25,9 @@ from .i18n import N_, say
 from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
+from .receipts import Witness
 from .store import Record, Store, new_id
-from .text import checked, number, printable
+from .text import checked, name_key, number, printable
 
 MAX_TABLES = 1000                  # tables one pairings file may hold
 MAX_PAIRINGS_BYTES = 512 * 1024
@@ -97,14 +98,14 @@ def read_pairings(data: bytes | str, where: str = "pairings") -> list[Pairing]:
                 raise PairingsError(say("{at}: a player's name holds a control character ({name})", at=at,
                                         name=printable(name)[:40]))
             players.append(name)
-        if players[0].casefold() == players[1].casefold():
+        if name_key(players[0]) == name_key(players[1]):
             raise PairingsError(say("{at}: {player} cannot play themselves", at=at, player=printable(players[0])))
         for name in players:
-            if name.casefold() in seated:
-                other_line, other_table = seated[name.casefold()]
+            if name_key(name) in seated:
+                other_line, other_table = seated[name_key(name)]
                 raise PairingsError(say("{at}: {player} is at table {table} already (line {line})", at=at,
                                         player=printable(name), table=other_table, line=other_line))
-            seated[name.casefold()] = (line, table)
+            seated[name_key(name)] = (line, table)
         if len(out) == MAX_TABLES:
             raise PairingsError(say("{at}: a round has at most {most} tables", at=at, most=MAX_TABLES))
         tables[table] = line
@@ -196,7 +197,8 @@ class NewRound:
                 "tables": [t.to_dict() for t in self.tables]}
 
 
-def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "") -> NewRound:
+def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSettings, base: str = "",
+                 witness: Witness | None = None) -> NewRound:
     """The round and one match per table, written in one transaction (all or nothing); each
     table's tokens, links to the match page (``{base}/match/{id}?token=...``) and the recorder's
     link (``record``, its QR code: ``{base}/record/match/{id}?token=...``, which opens the
@@ -222,6 +224,7 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
             "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}
                                          for t in tables]}
     store.record_together(streams, {round_id: {ATTACHMENT: kept}})
+    match_app.witness_heads(store, witness, [(spec["stream_id"], len(spec["events"]), None) for spec in streams])
     return NewRound(round_id, settings, tables)
 
 

@@ -10,6 +10,7 @@ whole blocks of output.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from .errors import InputError
@@ -39,6 +40,21 @@ def _unsafe(line: bool) -> re.Pattern[str]:
     """Compiled when first needed: a character class beyond Latin-1 takes 1-2 ms to compile, a
     tenth of ``ygoreplay --help``."""
     return re.compile(_UNSAFE[line])
+
+
+@lru_cache(maxsize=None)
+def _hidden() -> re.Pattern[str]:
+    return re.compile(f"[{_HIDDEN}]")
+
+
+def name_key(name: str) -> str:
+    """A player's name as it reads: compatibility forms folded (``Ｙｕｇｉ`` is ``Yugi``: NFKC), case
+    folded, every character not seen left out (zero-width, bidirectional controls) and white space
+    made one space. Two names with one key are one name to whoever reads them (an LP sheet, a
+    pairing, a match's seats): the one comparison of players' names (``rounds.read_pairings``,
+    ``match.rules``: a match's two players)."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", _hidden().sub("", name)).casefold())
+    return " ".join(folded.split())
 
 
 def printable(text: str) -> str:

@@ -14,7 +14,8 @@ from ..errors import InputError, StoreError
 from ..i18n import said, t
 from ..text import printable
 from .common import (
-    Words, card_db, cards_option, echo, handed_source, main, open_duel, open_store, pick_list, store_option, view_option)
+    Words, card_db, cards_option, echo, handed_source, main, open_duel, open_store, open_witness, pick_list, store_option,
+    view_option, witness_option)
 
 if TYPE_CHECKING:
     from ..lpsheet import LPSheet
@@ -118,10 +119,11 @@ def round_group() -> None:
 @click.option("--qr", "qr_file", default=None, metavar="FILE.html",
               help="Write the printable page of the tables' QR codes here (it holds the recorders' tokens).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with every token) instead of text.")
+@witness_option
 @store_option
 def round_create(pairings: str, event: str, round_: int, format_: str, policy: str, banlist_file: str | None,
                  list_name: str | None, visibility: str, mode: str, base: str, qr_file: str | None, as_json: bool,
-                 store_url: str | None) -> None:
+                 witness_url: str | None, store_url: str | None) -> None:
     """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
     match per table, all written at once. Prints each table's recorder link; the tokens are shown
     only now (the store keeps their digests)."""
@@ -134,8 +136,8 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     tables = read_pairings(data, pairings)
     banlist = pick_list(banlist_file, list_name) if banlist_file else Banlist("(none given)")
     settings = RoundSettings(event, round_, format_, policy, banlist, visibility, mode)
-    with open_store(store_url, create=True) as store:
-        made = create_round(store, tables, settings, base.rstrip("/"))
+    with open_store(store_url, create=True) as store, open_witness(witness_url, store) as witness:
+        made = create_round(store, tables, settings, base.rstrip("/"), witness)
     if qr_file:
         from ..round_pages import qr_page
         _write(qr_page(made, base.rstrip("/")), qr_file, 0o600)
@@ -190,8 +192,9 @@ def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None
               help="The wall clock time was called at: an ISO 8601 date and time with its UTC offset "
                    "(default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@witness_option
 @store_option
-def round_time(round_id: str, clock: str | None, as_json: bool, store_url: str | None) -> None:
+def round_time(round_id: str, clock: str | None, as_json: bool, witness_url: str | None, store_url: str | None) -> None:
     """Call time at every table of a round at once (TIME-01): each table still playing is called
     at the same clock, where its duel stands; says each table's outcome. Exit 1 when a table
     could not be called (a judge calls it there, with its turn and phase)."""
@@ -200,9 +203,9 @@ def round_time(round_id: str, clock: str | None, as_json: bool, store_url: str |
     from ..round_time import OUTCOMES, call_time
     if clock is not None and not is_clock(clock):
         raise InputError(t("--clock is {format}, not {clock}", format=CLOCK_FORMAT, clock=printable(clock)[:40]))
-    with open_store(store_url) as store:
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
         try:
-            used, tables = call_time(Hub(store), round_id, clock)
+            used, tables = call_time(Hub(store, witness), round_id, clock)
         except StoreError as exc:
             raise InputError(str(exc)) from None
     if as_json:

@@ -13,7 +13,9 @@ from ..decks import Banlist, Deck
 from ..errors import InputError
 from ..events import Event, from_dict
 from ..jsonl import dumps, read_events, write_events
+from ..receipts import Witness, issue
 from ..state import Violation
+from ..store import Store
 from ..i18n import say
 from .files import Match
 from .links import LinkProblem
@@ -46,6 +48,18 @@ def match_stream(events: list[Event], title: str, visibility: str,
     access, tokens = Access.issue(visibility, 0, 0.0, *release, mode=mode)
     return {"events": events, "title": title, "kind": "match", "strict": True,
             "attachments": {"access": access.to_dict()}}, tokens
+
+
+def witness_heads(store: Store, witness: Witness | None, heads: Iterable[tuple[str, int, bytes | None]]) -> None:
+    """Each head (stream, events, chain hash or None for its signed anchor's) a match's write left
+    given to the witness, as a duel's append gives its own (``receipts.issue``): a new match (a
+    round's, ``POST /matches``), its later events, each duel its game end closed, each duel it
+    made. Unwitnessed, a match cut back (its game end, a penalty deleted with its anchor) or
+    deleted whole was found by no ``verify --witness``, nor the duel's end it wrote."""
+    if witness is None:
+        return
+    for stream, events, head in heads:
+        issue(store, stream, events, head, witness)
 
 
 def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:

@@ -27,9 +27,11 @@ from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event, from_dict
 from ..i18n import say
+from ..receipts import not_behind
 from ..rules import RuleViolation
 from ..state import DuelState
 from ..store import Record
+from .application import witness_heads
 from .events import KINDS
 from .links import LinkProblem, Standing, check_duel, check_ending, first_players, standing
 from .rules import Game, MatchState, apply, fold
@@ -253,6 +255,10 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
                                                roles=handed(writer.role))
                 streams.append({"events": [], "title": new_duel.title, "stream_id": duel_id, "attachments": {
                     "access": access.to_dict(), "match_game": {"id": match_id, "game": game}}})
+        # LOG-09's witness: nothing is written onto the match, nor onto a duel it ends, cut back
+        # behind the head its witness kept (as every duel's append, ``receipts.not_behind``)
+        for stream in (match_id, *(duel_id for duel_id, _ended, _count in closing)):
+            not_behind(hub.store, stream, hub.witness)
         closed: dict[str, list[Record]] = {}
         try:
             written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,
@@ -278,6 +284,10 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     hub.changed(match_id, written)
     for duel_id, records in closed.items():    # its end, written with the match's: its followers see it
         hub.changed(duel_id, records)
+    # LOG-09's witness: every head this write left (``match.application.witness_heads``)
+    witness_heads(hub.store, hub.witness, [*((stream, records[-1].position + 1, records[-1].hash)
+                                             for stream, records in [(match_id, written), *closed.items()]),
+                                           *((spec["stream_id"], 0, None) for spec in streams)])
     for duel_id in claims:            # linked: its release follows the match's now, read again when next asked
         linked = hub.duels.get(duel_id)
         if linked is not None:

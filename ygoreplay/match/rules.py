@@ -22,6 +22,7 @@ from ..i18n import N_, say
 from ..kinds import PerKind
 from ..rules.base import RuleViolation
 from ..state import Violation
+from ..text import name_key, printable
 from .events import (
     CLOCK_FORMAT, KINDS, MATCH_KINDS, DecklistRegistered, ExtraTurnStarted, GameDecided, GameEnded, GameStarted,
     JudgeCalled, JudgeRuled, MatchConceded, MatchEnded, MatchStarted, PenaltyGiven, RulingAppealed,
@@ -246,6 +247,12 @@ def match_started(state: MatchState, ev: Event) -> None:
     repeated = [c for c, n in codes.items() if n > 1]
     if repeated:
         refuse("LOG-05", say("the banlist names passcode {code} more than once", code=repeated[0]))
+    if len(ev.players) == 2 and name_key(ev.players[0]) == name_key(ev.players[1]):
+        # each duel of the match seats its players by their names (``access.seat_order``): one name
+        # twice seated neither, every player token of the match a spectator's at the table
+        refuse("LOG-05", say("the match's players {first} and {second} read as one name (case, width and "
+                             "characters not seen aside): a match is played by two players told apart by their names",
+                             first=printable(ev.players[0]), second=printable(ev.players[1])))
     state.players = ev.players
     state.policy = POLICIES[ev.policy]
     state.banlist = Banlist(ev.banlist, {e["code"]: e["limit"] for e in ev.limits}, ev.whitelist)

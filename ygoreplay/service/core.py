@@ -165,7 +165,7 @@ class Service:
     def __init__(self, store: Store, admin_digest: str, witness: Witness | None = None) -> None:
         self.store = store
         self.records = Records(store, witness)
-        self.hub = Hub(store)
+        self.hub = Hub(store, witness)
         self.streams = Streams()
         self.admin_digest = admin_digest
         self.threads: Threads | None = None        # the loop's threads, once it runs (``create_app``)

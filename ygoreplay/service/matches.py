@@ -213,7 +213,8 @@ async def create_match(request: Request, service: ServiceDep) -> dict:
     spec, tokens = app_layer.match_stream(events, title, visibility, release)
 
     def record() -> str:
-        match_id, _count, _violation = service.store.record(**spec)
+        match_id, count, _violation = service.store.record(**spec)
+        app_layer.witness_heads(service.store, service.records.witness, [(str(match_id), count, None)])
         return str(match_id)
     match_id = await asyncio.to_thread(record)
     base = str(request.base_url).rstrip("/")
@@ -316,10 +317,12 @@ def match_state(match_id: str, service: ServiceDep, asking: MatchCaller,
 
 
 @router.get("/matches/{match_id}/verify", tags=["everyone"])
-def verify_match(match_id: str, asking: MatchCaller) -> dict:
-    """The match's stream checked end to end: chain, anchors, signature."""
+def verify_match(match_id: str, service: ServiceDep, asking: MatchCaller) -> dict:
+    """The match's stream checked end to end: chain, anchors, signature; then against the head its
+    witness kept (``serve --witness``), as a duel's is: a match cut back (its last game end, a
+    penalty deleted with its anchor) is NOT ok."""
     _who, live = asking
-    result = live.verified()
+    result, _witnessed = service.records.verify(match_id, verified=live.verified())
     return {"id": match_id, "ok": result.ok, "events": result.events, "first_bad_link": result.first_bad,
             **beside("problem", result.problem), "key": result.signer.text if result.signer else None}
 

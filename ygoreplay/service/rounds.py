@@ -76,7 +76,7 @@ async def create(request: Request, service: ServiceDep, page: str | None = Query
             given["round"] = number(given["round"]) if number(given["round"]) is not None else given["round"]
     settings = _settings(given)
     base = str(request.base_url).rstrip("/")
-    made = await asyncio.to_thread(create_round, service.store, pairings, settings, base)
+    made = await asyncio.to_thread(create_round, service.store, pairings, settings, base, service.records.witness)
     if page == "qr":
         return Response(qr_page(made, base), status_code=201, media_type="text/html; charset=utf-8",
                         headers={**PRINTED_HEADERS, "Location": f"/rounds/{made.id}"})
