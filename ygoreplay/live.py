@@ -852,21 +852,27 @@ class Hub:
         return live
 
     def _hold(self, reading: str) -> set[str]:
-        """The duels ``reading`` holds, its time renewed; the holds not renewed within
-        ``HELD_FOR`` seconds are let go (under ``_lock``)."""
+        """The duels ``reading`` holds, its time renewed (under ``_lock``)."""
+        now = self._let_go()
+        held = self._holds[reading] = (now, self._holds.get(reading, (now, set()))[1])
+        return held[1]
+
+    def _let_go(self) -> float:
+        """Let go the holds not renewed within ``HELD_FOR`` seconds; now (under ``_lock``)."""
         now = time.monotonic()
         for other in [k for k, (when, _) in self._holds.items() if now - when > HELD_FOR]:
             del self._holds[other]
-        held = self._holds[reading] = (now, self._holds.get(reading, (now, set()))[1])
-        return held[1]
+        return now
 
     def _evict(self) -> None:
         """Forget the least recently used duels nobody follows, writes or holds, past ``IDLE_DUELS``
         (under ``_lock``)."""
         idle = [d for d, live in self.duels.items() if not live.followers and not live.writing]
-        if len(idle) > IDLE_DUELS and self._holds:
-            held = set().union(*(duels for _, duels in self._holds.values()))
-            idle = [d for d in idle if d not in held]
+        if len(idle) > IDLE_DUELS:
+            self._let_go()                # a reading long past holds nothing: its duels are idle again
+            if self._holds:
+                held = set().union(*(duels for _, duels in self._holds.values()))
+                idle = [d for d in idle if d not in held]
         for duel_id in idle[:max(0, len(idle) - IDLE_DUELS)]:
             del self.duels[duel_id]
 
