@@ -536,3 +536,40 @@ def test_a_plain_append_is_answered_in_the_lane_with_no_framework_layer_and_the_
     assert failed[0].status_code == 500 and failed[0].headers["content-language"] == "ja"
     assert (failed[0].content, dict(failed[0].headers)) == (failed[1].content, dict(failed[1].headers))
     assert "traceback" not in failed[0].text.lower()
+
+
+def test_the_lane_is_built_at_start_up_not_by_a_worker_s_first_append(store, monkeypatch):  # noqa: F811
+    """The lane (and FastAPI's state of each route its build matches, ~30 ms of CPU) is built as
+    the service starts, before its start-up's objects are frozen: a worker's first append built
+    it while the room's first appends waited behind it (#25, nineteenth pass). Built once."""
+    built = []
+    real = core._lane
+    monkeypatch.setattr(core, "_lane", lambda app: built.append(app) or real(app))
+    app = create_app(store, access.digest(ADMIN))
+    with TestClient(app) as started:
+        assert built == [app] and app._lane is not None
+        duel = _duel(started)
+        r = started.post(f"/duels/{duel['id']}/events?expected=0", json=SAMPLE[:3], headers=auth(duel["tokens"]["recorder"]))
+        assert r.status_code == 200, r.text
+        assert built == [app]
+
+
+def test_a_witnessed_recorder_s_append_and_its_flags_take_one_hop_to_a_thread(client, monkeypatch):  # noqa: F811
+    """A witnessed duel's recorder (each table's scorekeeper) is answered the flags the table's
+    view finds: read in the append's own thread, once its records are taken in, not by a second
+    hop to a thread and back (#25, nineteenth pass); an organiser's append (the judge's view:
+    the record's own flags, and a receipt) took one hop already, and still does."""
+    r = client.post("/duels", json={"title": "table", "mode": "witnessed"}, headers=ORGANISER)
+    assert r.status_code == 201, r.text
+    duel = r.json()
+    hops = []
+    real = core.Service.in_thread
+    monkeypatch.setattr(core.Service, "in_thread", lambda self, func, *args: hops.append(func) or real(self, func, *args))
+    recorder = auth(duel["tokens"]["recorder"])
+    first = client.post(f"/duels/{duel['id']}/events?expected=0", json=[{**SAMPLE[0], "witnessed": True}, *SAMPLE[1:5]],
+                        headers=recorder)
+    assert first.status_code == 200, first.text
+    assert len(hops) == 1 and first.json() == {"position": 5, "witnessed": None, "flags": []}
+    judged = client.post(f"/duels/{duel['id']}/events?expected=5", json=SAMPLE[5:7], headers=ORGANISER)
+    assert judged.status_code == 200, judged.text
+    assert len(hops) == 2 and judged.json()["position"] == 7 and "receipt" in judged.json()

@@ -62,6 +62,7 @@ def create_app(store: Store, admin_digest: str, witness: Witness | None = None) 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
+        app.lane()                        # built now, and kept with what start-up made (below)
         # Every append waits in a thread for its group commit: enough threads that the appends of
         # many tables can wait at once (and so be committed together). The other routes' threads
         # (``asyncio.to_thread``) are as many.

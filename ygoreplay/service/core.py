@@ -606,15 +606,23 @@ class ServiceApp(FastAPI):
             return await head_as_get(super().__call__, scope, receive, send)
         if (scope["type"] == "http" and scope["method"] == "POST" and _APPEND_PATH.fullmatch(scope["path"])
                 and not scope.get("root_path") and not self.root_path):
-            if not self._laned:
-                if self.middleware_stack is None:      # started, as by a routed first request: no
-                    self.middleware_stack = self.build_middleware_stack()   # middleware added after
-                self._lane, self._laned = _lane(self), True
+            lane = self.lane()
             telemetry = getattr(self, "_native_telemetry", None)
-            if self._lane is not None and not (telemetry is not None and telemetry.enabled()):
+            if lane is not None and not (telemetry is not None and telemetry.enabled()):
                 scope["app"] = self
-                return await self._lane(scope, receive, send)
+                return await lane(scope, receive, send)
         return await super().__call__(scope, receive, send)
+
+    def lane(self) -> ASGIApp | None:
+        """The append's lane (``_lane``), built the first time it is asked for: at start-up, by
+        the lifespan (``create_app``), so that the first append of each worker does not build it
+        (and FastAPI's state of every route it matches on the way, ~30 ms of CPU) while a room's
+        first appends wait behind it (issue 25); else at the first append."""
+        if not self._laned:
+            if self.middleware_stack is None:      # started, as by a routed first request: no
+                self.middleware_stack = self.build_middleware_stack()   # middleware added after
+            self._lane, self._laned = _lane(self), True
+        return self._lane
 
     def openapi(self) -> dict[str, Any]:
         if self.openapi_schema is None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import time
-from dataclasses import replace
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
@@ -168,20 +167,32 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
                                                                  made_on=made_on, confirmed=confirm)
         done.extend((receipt, flags))           # in the same thread: one hop to a thread an append, not two
         return written
-    written = await service.in_thread(service.hub.appending, duel_id, appended)
+
+    def writing_as() -> str:                    # the seat it wrote as, decided by the append: its flags are that view's
+        return view_of(writer.role, live.access.mode) if isinstance(writer, Seating) else caller.view
+    stop, view, seen = await service.in_thread(_appended_as_seen, service, duel_id, appended, writing_as)
     receipt, flags = done
-    if isinstance(writer, Seating):             # the seat it wrote as: its flags are that view's
-        caller = replace(caller, role=writer.role, view=view_of(writer.role, live.access.mode))
-    stop = written[-1].position + 1
-    if caller.view == "judge":                  # the record's own fold is the judge's view
+    if view == "judge":                         # the record's own fold is the judge's view
         return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
     # a player's device, a witnessed duel's recorder (the table's view): the flags its own view's
     # fold finds, as its frames give them (the record's may name a card it does not see); no
     # receipt: the record's head is no player's, nor the table's (from two heads and its view's
     # copy of the entries between, each guess of a hidden card an entry holds could be hashed
     # until one met the next head), as ``/receipt`` is not
-    seen = await service.in_thread(service.hub.get(duel_id).flags, caller.view, written[0].position, stop)
     return {"position": stop, "witnessed": receipt.witnessed, "flags": seen}
+
+
+def _appended_as_seen(service: Service, duel_id: str, appended: Callable[[], list],
+                      writing_as: Callable[[], str]) -> tuple[int, str, list | None]:
+    """The append (``Hub.appending``), then the duel's length, the view its writer reads it
+    through once seated (``writing_as``), and but for the judge's the flags that view's own fold
+    finds in what it wrote (``LiveDuel.flags``): in the append's own thread, once its records are
+    taken in. A second hop to a thread and back was every such append's (each table's
+    scorekeeper, a player's device: issue 25)."""
+    written = service.hub.appending(duel_id, appended)
+    stop = written[-1].position + 1
+    view = writing_as()
+    return stop, view, None if view == "judge" else service.hub.get(duel_id).flags(view, written[0].position, stop)
 
 
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
