@@ -2267,9 +2267,7 @@ class Store:
                                         "was appended. Run 'ygoreplay verify'",
                                         duel_id=duel_id, count=count))
         signer = self.trusts(head.key)
-        # by its MAC when this store holds the signer's key (``_signed_anchor``): an Ed25519 check
-        # was a tenth of a duel's first append in this process (issue 25)
-        if signer is None or not head.signed_by(signer, duel_id, self._holder(signer.raw)):
+        if signer is None or not head.signed_by(signer, duel_id):
             raise VerificationError(say("duel {duel_id}: its anchor is not signed by a trusted organiser "
                                         "key; nothing was appended. Run 'ygoreplay verify'",
                                         duel_id=duel_id))
