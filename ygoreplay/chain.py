@@ -48,20 +48,6 @@ def link(prev: bytes, position: int, event: dict, time: str, pack: Callable[[obj
     return hashlib.sha256(prev + pack([position, event, time])).digest()
 
 
-#: msgpack's bytes before the parts ``link_row`` packs: a list of three, and the row's map of four and its keys
-_LIST3, _ROW_E, _ROW_T, _ROW_P, _ROW_H = b"\x93", b"\x84\xa1e", b"\xa1t", b"\xa1p", b"\xa1h"
-
-
-def link_row(prev: bytes, position: int, event: dict, time: str, pack: Callable[[object], bytes]) -> tuple[bytes, bytes]:
-    """``link``'s hash of the event, and its stored row: the msgpack of ``{"e": event, "t": time,
-    "p": prev, "h": hash}``, byte for byte what ``pack`` makes of that map. The event is packed
-    once for both (msgpack's list and map are their header and their parts' bytes in order): an
-    append packed its event twice (issue 25)."""
-    body, at = pack(event), pack(time)
-    digest = hashlib.sha256(b"".join((prev, _LIST3, pack(position), body, at))).digest()
-    return digest, b"".join((_ROW_E, body, _ROW_T, at, _ROW_P, pack(prev), _ROW_H, pack(digest)))
-
-
 def packer() -> Callable[[object], bytes]:
     """What ``msgpack.packb`` does, with one Packer kept: for one thread's loop of ``link`` calls
     (a Packer's buffer is not to be shared between threads)."""

@@ -1997,7 +1997,8 @@ class Store:
                 when, at = _now()
             wire = event.to_dict()
             try:
-                digest_i, row = chain.link_row(prev, position, wire, when, pack)
+                digest_i = chain.link(prev, position, wire, when, pack)
+                row = pack({"e": wire, "t": when, "p": prev, "h": digest_i})
             except (OverflowError, ValueError, TypeError) as exc:      # a Python caller's own event
                 raise InputError(say("event {position} ({event_kind}) cannot be stored ({exc}); nothing "
                                      "was written",
