@@ -18,38 +18,55 @@ from functools import partial
 from typing import Any, Sequence
 
 #: element types of the arrays built here: their oids and their arrays' oids
-TEXT, INT8, BYTEA = (25, 1009), (20, 1016), (17, 1001)
+TEXT, INT8, BYTEA, INT4 = (25, 1009), (20, 1016), (17, 1001), (23, 1007)
 _HEAD = struct.Struct(">iiiii")        # dimensions, has-nulls, element oid; length, lower bound
 _LENGTH = struct.Struct(">i")
 _INT8 = struct.Struct(">iq")
+_INT4 = struct.Struct(">ii")
+_NULL = _LENGTH.pack(-1)              # an element that is NULL: its length
 #: prepared statements kept a connection: past that many kinds of statement, the rest go unnamed
 PREPARED_KEPT = 64
 
 
 def text_array(values: Sequence[str]) -> bytes:
-    """``text[]`` in PostgreSQL's binary form (no NULLs)."""
-    return binary_array(TEXT[0], [value.encode() for value in values])
+    """``text[]`` in PostgreSQL's binary form."""
+    return typed_array("text", values)[1]
 
 
 def bytea_array(values: Sequence[bytes]) -> bytes:
-    """``bytea[]`` in PostgreSQL's binary form (no NULLs)."""
-    return binary_array(BYTEA[0], values)
+    """``bytea[]`` in PostgreSQL's binary form."""
+    return typed_array("bytea", values)[1]
 
 
 def int8_array(values: Sequence[int]) -> bytes:
     """``int8[]`` in PostgreSQL's binary form."""
-    pack = _INT8.pack
-    return _HEAD.pack(1, 0, INT8[0], len(values), 1) + b"".join([pack(8, value) for value in values])
+    return typed_array("int8", values)[1]
 
 
-def binary_array(oid: int, values: Sequence[bytes]) -> bytes:
-    """A one-dimensional array of elements of type ``oid``, each given in its binary form."""
-    pack = _LENGTH.pack
-    parts = [_HEAD.pack(1, 0, oid, len(values), 1)]
-    for value in values:
-        parts.append(pack(len(value)))
-        parts.append(value)
-    return b"".join(parts)
+#: ``typed_array``'s element types by their SQL names: their oids and their arrays'
+_TYPES = {"text": TEXT, "bytea": BYTEA, "int8": INT8, "int4": INT4}
+_FIXED = {"int8": (_INT8.pack, 8), "int4": (_INT4.pack, 4)}
+
+
+def typed_array(kind: str, values: Sequence[Any]) -> tuple[int, bytes]:
+    """An array of ``kind`` (``text``, ``bytea``, ``int8``, ``int4``; None a NULL) in PostgreSQL's
+    binary form, with its array type's oid: what ``Statements.execute`` is given as ``binary``.
+    Each element is its length and its bytes; a long one is copied once, into the array."""
+    oid, array_oid = _TYPES[kind]
+    parts = [_HEAD.pack(1, int(None in values), oid, len(values), 1)]
+    if kind in _FIXED:
+        pack, size = _FIXED[kind]
+        parts += [_NULL if value is None else pack(size, value) for value in values]
+    else:
+        length, text = _LENGTH.pack, kind == "text"
+        for value in values:
+            if value is None:
+                parts.append(_NULL)
+                continue
+            value = value.encode() if text else value
+            parts.append(length(len(value)))
+            parts.append(value)
+    return array_oid, b"".join(parts)
 
 
 class Prepared:

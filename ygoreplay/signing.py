@@ -130,6 +130,15 @@ class PublicKey:
         return cls(raw)
 
 
+def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
+    """HMAC-SHA-256's inner and outer hashes (RFC 2104) with ``key``'s padded blocks already
+    hashed, to be copied for each message: the same tag as ``hmac.digest``, which looked the
+    digest up by name and made a new context at each call (3.5–5.6 µs against 0.7 a tag on a
+    busy machine: an append's anchor and each of its index rows has one, issue 25)."""
+    block = key.ljust(64, b"\0")            # a 32-byte key is shorter than SHA-256's block
+    return (hashlib.sha256(bytes(b ^ 0x36 for b in block)), hashlib.sha256(bytes(b ^ 0x5C for b in block)))
+
+
 class OrganiserKey:
     """The private key that signs: heads of stored duels, snapshots, exported files."""
 
@@ -137,7 +146,7 @@ class OrganiserKey:
         self._private = private
         self.path = path
         self.public = PublicKey(private.public_key().public_bytes_raw())
-        self._mac_key: bytes | None = None
+        self._mac_key: tuple["hashlib._Hash", "hashlib._Hash"] | None = None   # ``_hmac_pads``
 
     def sign(self, message: bytes) -> bytes:
         return self._private.sign(message)
@@ -148,8 +157,11 @@ class OrganiserKey:
         some fifty times cheaper than a signature. It never replaces the signature: a reader that
         holds only the public key (``verify --key``) checks that."""
         if self._mac_key is None:
-            self._mac_key = hmac.digest(self._private.private_bytes_raw(), _MAC_KEY_LABEL, "sha256")
-        return hmac.digest(self._mac_key, message, "sha256")
+            self._mac_key = _hmac_pads(hmac.digest(self._private.private_bytes_raw(), _MAC_KEY_LABEL, "sha256"))
+        inner, outer = self._mac_key[0].copy(), self._mac_key[1].copy()
+        inner.update(message)
+        outer.update(inner.digest())
+        return outer.digest()
 
     def check_mac(self, tag: object, message: bytes) -> bool:
         """Whether ``tag`` is this key's ``mac`` of ``message`` (compared in constant time)."""
