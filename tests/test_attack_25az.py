@@ -1,0 +1,80 @@
+"""Attacks on issue 25's nineteenth pass (``attack25az``): the read side, through a second way in.
+
+Found (fixed):
+
+* A round's match read its recorder the judge view (HIGH). ``access.view_of`` gives a witnessed
+  duel's recorder the table's view (attack25aw), but a match's reader was given ``VIEW_OF[role]``
+  directly (``service.matches._caller``): the recorder of a witnessed match, the token on the
+  table's QR code that a scorekeeper or both players' phones scan (README, *Running a round*),
+  read the match as its judge: both players' whole decklists and Side Decks, and every card each
+  swapped between games, through ``/matches/{id}``, ``/state``, ``/follow`` and ``replay.ygr``.
+  Kaiba, scanning his table's code, read Yugi's 40 cards and 15 of Side Deck before game 1 and
+  what Yugi sided in for game 2. A match's reader's view is now decided by the same
+  ``access.view_of``: the table's, which a match holds as a spectator does (each list's sizes,
+  ``withheld``); its file is a spectator's (``access.filed_as``, the duel's too).
+
+Tried and held: see the end of this file's docstring list in the report (kept below as tests
+where a door could regress).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
+from test_match_service import MATCHES, lines, match_body
+from ygoreplay.replay_file import loads
+
+
+def _round_table(client):  # noqa: F811
+    """A round of one table, both decklists registered (by the organiser, README's step 2)."""
+    body = {"event": "Regional", "round": 1, "tables": [{"table": 1, "players": ["Yugi", "Kaiba"]}]}
+    made = client.post("/rounds", json=body, headers=ORGANISER)
+    assert made.status_code == 201, made.text
+    table = made.json()["tables"][0]
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert client.post(f"/matches/{table['match']}/events", json=decks, headers=ORGANISER).status_code == 200
+    return table, decks
+
+
+def test_a_round_tables_recorder_code_reads_no_decklist(client):  # noqa: F811
+    """The table's code (the match's recorder token) reads each decklist's sizes only, through
+    every door of the match; a player's token its own list; the judge's both."""
+    table, decks = _round_table(client)
+    match = table["match"]
+    rec = auth(table["tokens"]["recorder"])
+    codes = {c for d in decks for part in ("main", "extra", "side") for c in d.get(part, [])}
+    assert codes
+    got = client.get(f"/matches/{match}", headers=rec)
+    assert got.status_code == 200 and got.json()["view"] == "table", got.text
+    for event in (e["event"] for e in got.json()["events"] if e["event"]["kind"] == "decklist_registered"):
+        assert not event.get("main") and not event.get("side") and event["withheld"]["main"] == 40, event
+    state = client.get(f"/matches/{match}/state", headers=rec)
+    assert state.status_code == 200
+    assert all(set(deck) == {"counts"} for deck in state.json()["decks"]), state.json()["decks"]
+    assert "problems" not in state.json()
+    with client.stream("GET", f"/matches/{match}/follow", headers=rec) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data:") and "decklist_registered" in line:
+                event = json.loads(line[5:])["event"]
+                assert not event.get("main") and event["withheld"], event
+                if event["player"] == 1:
+                    break
+    data = client.get(f"/matches/{match}/replay.ygr", headers=rec)
+    assert data.status_code == 200
+    file = loads(data.content)
+    assert file.view == "spectator" and not any(getattr(e, "main", ()) for e in file.events)
+    for asked in ("judge", "p0", "p1"):
+        assert client.get(f"/matches/{match}", params={"view": asked}, headers=rec).status_code == 403, asked
+    # a player's token still reads its own list, the judge's both
+    own = client.get(f"/matches/{match}/state", headers=auth(table["tokens"]["p0"])).json()["decks"]
+    assert own[0]["main"] and "main" not in own[1]
+    judge = client.get(f"/matches/{match}/state", headers=auth(table["tokens"]["judge"])).json()["decks"]
+    assert judge[0]["main"] and judge[1]["main"]
+    # a match of a simulator's duels (``POST /matches``: a machine's): its recorder records
+    # everything, and reads the judge view, as a machine duel's recorder does
+    made = client.post("/matches", json=match_body(lines(MATCHES / "two-nil.jsonl")), headers=ORGANISER)
+    assert made.status_code == 201, made.text
+    got = client.get(f"/matches/{made.json()['id']}/state", headers=auth(made.json()["tokens"]["recorder"]))
+    assert got.status_code == 200 and got.json()["view"] == "judge" and got.json()["decks"][1]["main"], got.text
