@@ -78,3 +78,34 @@ def test_a_round_tables_recorder_code_reads_no_decklist(client):  # noqa: F811
     assert made.status_code == 201, made.text
     got = client.get(f"/matches/{made.json()['id']}/state", headers=auth(made.json()["tokens"]["recorder"]))
     assert got.status_code == 200 and got.json()["view"] == "judge" and got.json()["decks"][1]["main"], got.text
+
+
+def test_the_tables_recorder_enters_nothing_into_a_judges_what_if(client):  # noqa: F811
+    """A witnessed duel's recorder reads the table's view, which stops where a judge's what-if
+    branch left while the duel goes on (``LiveDuel.branch_cut``), yet it wrote into the branch:
+    a 409 told it the what-if's length (19 where it sees 18), an entry was judged and stored on
+    the what-if's board (the Axe of Despair the judge equipped from Kaiba's hand sent to the GY
+    at its word) and answered with its position. Refused now, as a player's device is
+    (``Records._not_in_what_if``), in the reader's language; its page offers no form there."""
+    from test_attack_25ai import EQUIP, SECOND
+    from test_device_names import WON
+    duel = client.post("/duels", json={"title": "what if", "visibility": "public", "mode": "witnessed"},
+                       headers=ORGANISER).json()
+    recorder, judge = auth(duel["tokens"]["recorder"]), auth(duel["tokens"]["judge"])
+    started = [{**WON[0], "witnessed": True}, *WON[1:18]]
+    assert client.post(f"/duels/{duel['id']}/events", json=started, headers=recorder).status_code == 200
+    branch = client.post(f"/duels/{duel['id']}/branch", json={"at": 17}, headers=judge).json()["id"]
+    assert client.post(f"/duels/{branch}/events", json=[EQUIP], headers=judge).status_code == 200
+    assert client.get(f"/duels/{branch}/state", headers=recorder).json()["events"] == 18, "the table's cut"
+    probe = {"kind": "card_moved", "card": "p1.m2", "to": [1, "gy"], "reason": "destroyed"}
+    for params, events in (({"expected": 18}, [SECOND]), ({}, [SECOND]), ({}, [probe]), ({"lang": "ja"}, [probe])):
+        answer = client.post(f"/duels/{branch}/events", params=params, json=events, headers=recorder)
+        assert answer.status_code == 403, (params, answer.text)
+        assert "19" not in answer.text and "what-if" in answer.json()["message"], answer.text
+    assert "ジャッジ" in answer.json()["message_translated"], answer.json()
+    assert client.get(f"/duels/{branch}/state", headers=judge).json()["events"] == 19, "nothing was written"
+    frames = client.get(f"/duels/{branch}/frames", headers=recorder).json()
+    assert frames["writes"] == [] and frames["calls"] is False, frames["writes"]
+    # the duel itself takes the table's entries, and the judge's own line is the judge's
+    assert client.post(f"/duels/{duel['id']}/events", json=[SECOND], headers=recorder).status_code == 200
+    assert client.post(f"/duels/{branch}/events", json=[SECOND], headers=judge).status_code == 200
