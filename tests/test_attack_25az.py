@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
 from test_match_service import MATCHES, lines, match_body
 from ygoreplay.replay_file import loads
@@ -109,3 +107,33 @@ def test_the_tables_recorder_enters_nothing_into_a_judges_what_if(client):  # no
     # the duel itself takes the table's entries, and the judge's own line is the judge's
     assert client.post(f"/duels/{duel['id']}/events", json=[SECOND], headers=recorder).status_code == 200
     assert client.post(f"/duels/{branch}/events", json=[SECOND], headers=judge).status_code == 200
+
+
+def test_a_swaps_refusal_tells_the_table_nothing_of_a_decklist(client):  # noqa: F811
+    """Between games the table's recorder enters each player's siding (``/swaps``). A swap of a
+    card the decklist lacks was refused naming the card and the part lacking it (MATCH-04), so
+    Yugi, holding the table's code, probed Kaiba's decklist without writing a thing: a Main Deck
+    card out and a card surely in no Side Deck in was "Side Deck holds no copy of X" when Kaiba's
+    Main Deck held the first, "Main Deck holds no copy of Y" when not. The table's recorder is
+    told only that a card of the swap is not the decklist's (and the cards' own facts, DECK-02/03,
+    are checked before the decklist); the judge is told which."""
+    from test_rounds import DUEL
+    table, decks = _round_table(client)
+    match, rec = table["match"], auth(table["tokens"]["recorder"])
+    game = client.post(f"/matches/{match}/games", json={"first_player": 0, "chosen_by": 0}, headers=rec).json()
+    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+    assert client.post(f"/duels/{game['duel']['id']}/events", json=paper, headers=rec).status_code == 200
+    assert client.post(f"/matches/{match}/games/1/end", json={}, headers=rec).status_code == 200
+    kaiba = next(d for d in decks if d["player"] == 1)
+    held, nowhere = kaiba["main"][0], next(c for d in decks for c in d["side"] if c not in kaiba["side"] + kaiba["main"])
+    said = set()
+    for out in (held, nowhere):
+        swap = {"player": 1, "main_out": [out], "main_in": [nowhere]}
+        refused = client.post(f"/matches/{match}/swaps", json=swap, headers=rec)
+        assert refused.status_code == 422 and refused.json()["rule"] == "MATCH-04", refused.text
+        assert str(out) not in refused.text and str(nowhere) not in refused.text, refused.text
+        said.add(refused.json()["message"])
+        judged = client.post(f"/matches/{match}/swaps", json=swap, headers=auth(table["tokens"]["judge"]))
+        assert judged.status_code == 422 and str(out if out != held else nowhere) in judged.text, judged.text
+    assert len(said) == 1, said
+    assert client.get(f"/matches/{match}/state", headers=rec).json()["events"] == 5, "nothing was written"
