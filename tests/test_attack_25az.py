@@ -6,15 +6,39 @@ Found (fixed):
   duel's recorder the table's view (attack25aw), but a match's reader was given ``VIEW_OF[role]``
   directly (``service.matches._caller``): the recorder of a witnessed match, the token on the
   table's QR code that a scorekeeper or both players' phones scan (README, *Running a round*),
-  read the match as its judge: both players' whole decklists and Side Decks, and every card each
-  swapped between games, through ``/matches/{id}``, ``/state``, ``/follow`` and ``replay.ygr``.
-  Kaiba, scanning his table's code, read Yugi's 40 cards and 15 of Side Deck before game 1 and
-  what Yugi sided in for game 2. A match's reader's view is now decided by the same
-  ``access.view_of``: the table's, which a match holds as a spectator does (each list's sizes,
-  ``withheld``); its file is a spectator's (``access.filed_as``, the duel's too).
+  read the match as its judge: both players' whole decklists and Side Decks, every card each
+  swapped between games, and the judge's ``problems``, through ``/matches/{id}``, ``/state``,
+  ``/follow`` and ``replay.ygr`` (and the table's page offered the decklists' names first).
+  A match's reader's view is now decided by the same ``access.view_of``: the table's, which a
+  match holds as a spectator does (each list's sizes, ``withheld``); its file is a spectator's
+  (``access.filed_as``, the duel's too). A judge's link to the table still names from them.
+* A swap's refusal named the card a decklist lacks and the part lacking it (MEDIUM): whoever held
+  the table's code probed the other player's Main and Side Deck, unwritten, refusal by refusal
+  (``match.commands._as_seen``: said without either to a view that holds no decklist; the
+  cards' own facts, DECK-02/03, checked before the decklist).
+* A witnessed duel's recorder wrote into a judge's what-if branch its table view is cut from
+  (MEDIUM): a 409 and its append's position told it the what-if's length, and its entry was
+  judged and stored on the what-if's board (``Records._not_in_what_if``, as for a player).
 
-Tried and held: see the end of this file's docstring list in the report (kept below as tests
-where a door could regress).
+Tried and held: no duel answer carries an ETag or Last-Modified (only the card database's
+``/cards.json``, the same for everyone), and every one says ``no-store``; ``/follow`` resumed by
+``Last-Event-ID`` past a delayed spectator's view sends nothing and no ``end`` while it is held
+back; ``/frames?from=``, ``/state?at=``, ``/diff`` and board pictures past the view are the view's
+own bounds (404 naming them), ``/events?from=`` past it empty; ``POST /verify`` with a forged
+receipt (no valid signature) is doubted, never compared with the head (no hash oracle); the
+board picture's, frames' and LP sheet's kept answers are keyed by the view and what it may see; a
+round's rows read no delayed duel (a match's duels have no delay: ``linkable`` refuses one), a
+private table is its number only, the round's time call is the organiser's; the search's card rows
+are cut at the delay and ``unvouched`` counts rows by their own columns; link previews and oEmbed
+are a spectator's; a match's ``problems`` are the judge's and its sentences give counts; a
+player's write into a what-if is refused before any head is judged (``made_on``, ``expected``).
+
+Left open (reported): the table's view knows what the recorder's own entries named (a Set told to
+the scorekeeper): every holder of the table's code reads it, and README has both players scan it;
+a player who names his own Set with it shows it to the other's phone (their own seat links,
+``record.p0``/``record.p1``, keep it theirs). A swap that passes MATCH-04 is written: a probe of a
+decklist costs an entry the judge sees. With an event-count delay, when a spectator's event appears
+tells when a later one was entered (the delay's own nature).
 """
 from __future__ import annotations
 
