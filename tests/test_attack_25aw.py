@@ -194,10 +194,13 @@ def test_a_matchs_recorder_reads_its_witnessed_duels_as_the_table(client):  # no
     judge = client.get(f"/duels/{duel['id']}/state", headers=auth(table["tokens"]["judge"])).json()
     hand = {c["code"] for side in judge["board"]["players"] for c in side["hand"]}
     assert hand and not hand & {c.get("code") for side in state.json()["board"]["players"] for c in side["hand"]}
-    for asked in ({}, {"view": "judge"}):
+    for asked in ({}, {"view": "spectator"}):
         data = client.get(f"/matches/{table['match']}/replay.ygr", params=asked, headers=rec)
         assert data.status_code == 200, data.text
+        assert loads(data.content).view == "spectator"
         assert [loads(game).view for game in loads(data.content).games] == ["spectator"]
+    # the match itself is the table's to it too (attack25az): its judge view, both decklists, is not
+    assert client.get(f"/matches/{table['match']}/replay.ygr", params={"view": "judge"}, headers=rec).status_code == 403
     judged = client.get(f"/matches/{table['match']}/replay.ygr", headers=auth(table["tokens"]["judge"]))
     assert [loads(game).view for game in loads(judged.content).games] == ["judge"]
 

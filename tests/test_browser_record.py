@@ -683,7 +683,7 @@ def test_a_players_page_seals_a_drawn_card_and_opens_it_after_a_reload(service, 
     p1.close()
 
 
-# -- a table's page from the round: names from the decklists, keys, coin, die, token ------------------------
+# -- a table's page from the round: names from the decklists (a judge's link), keys, coin, die, token --------
 
 def test_a_tables_page_names_from_the_decklists_first_offline_too_and_takes_keys_coin_die_and_token(
         service, browser):  # noqa: F811
@@ -720,22 +720,32 @@ def test_a_tables_page_names_from_the_decklists_first_offline_too_and_takes_keys
     assert stored(service.url, {"id": device.page.url.split("/record/")[1].split("?")[0],
                                 "tokens": {"judge": table["tokens"]["judge"]}})[-1] == {
         "kind": "entry_corrected", "to": 10, "reason": "mis-entry: undone on the recorder's page", "entered_by": "recorder"}
-    # names: the match's decklists first, and the same with the network gone
-    in_decks = {CLASSIC[code].name for e in decks for part in ("main", "extra", "side") for code in e.get(part, [])}
+    # names: the table's code reads no decklist (the players', attack25az), so none is offered first
     card = device.page.evaluate("window.ygoreplay.recorder.board.players[0].hand[0].id")
+    device.card(card)
+    device.page.fill("#name-input", "dragon")
+    expect(device.page.locator("#suggestions button").first).to_have_class("suggestion")
+    assert not device.page.locator("#suggestions button.own").count()
+    device.tap("#sheet-close")
+    device.close()
+    # a judge's link to the table (the judge view: both decklists) names from them first, and the
+    # same with the network gone
+    judge = Table(browser, table["record"]["recorder"].replace(table["tokens"]["recorder"], table["tokens"]["judge"]))
+    assert f"match={table['match']}" in judge.page.url
+    in_decks = {CLASSIC[code].name for e in decks for part in ("main", "extra", "side") for code in e.get(part, [])}
     for offline in (False, True):
-        device.context.set_offline(offline)
-        device.card(card)
-        device.page.fill("#name-input", "dragon")
-        expect(device.page.locator("#suggestions button").first).to_have_class("suggestion own")
-        shown = device.page.locator("#suggestions button").evaluate_all(
+        judge.context.set_offline(offline)
+        judge.card(card)
+        judge.page.fill("#name-input", "dragon")
+        expect(judge.page.locator("#suggestions button").first).to_have_class("suggestion own")
+        shown = judge.page.locator("#suggestions button").evaluate_all(
             "buttons => buttons.map(b => [b.textContent, b.classList.contains('own')])")
         mine = [name for name, own in shown if own]
         assert {"Alexandrite Dragon", "Luster Dragon"} <= set(mine) <= in_decks, offline
         assert [own for _, own in shown] == sorted((own for _, own in shown), reverse=True), "the decks' first"
-        device.tap("#sheet-close")
-    device.context.set_offline(False)
-    device.close()
+        judge.tap("#sheet-close")
+    judge.context.set_offline(False)
+    judge.close()
 
 
 def test_the_same_entry_tapped_twice_at_once_is_stored_twice(service, browser):  # noqa: F811

@@ -10,7 +10,7 @@ role           sees            may
 organiser      judge view      create duels, list and search them, upload files, and all below
 judge          judge view      roll back, branch, note
 recorder       judge view      append events (a machine's record: what it records is everything)
-               table view      the same, of a witnessed duel (a paper table: what it records is what is public)
+               table view      the same, of a witnessed duel or match (a paper table: what is public there)
 p0, p1         that player's   read; confirm, dispute, seal; in a witnessed duel, play of own side
 spectator      spectator view  read, held back by the duel's delay
 =============  ==============  ===============================================================================
@@ -73,10 +73,19 @@ NARROWER = {"judge": ("judge", "p0", "p1", "spectator"), "p0": ("p0", "spectator
 
 
 def view_of(role: str, mode: str) -> str:
-    """The view ``role`` reads a duel recorded in ``mode`` (``MODES``) through, at every door
-    (the service's callers, a match's file of its duels): ``VIEW_OF``'s, but the recorder of a
-    witnessed duel reads the table's (``TABLE``), as a machine's recorder reads the judge's."""
+    """The view ``role`` reads a duel or a match recorded in ``mode`` (``MODES``) through, at every
+    door (the service's callers of a duel and of a match, a match's file of its duels):
+    ``VIEW_OF``'s, but the recorder of a witnessed duel or match reads the table's (``TABLE``), as a
+    machine's recorder reads the judge's. A match's table view holds what a spectator's does (each
+    decklist's and Side Deck's sizes, never their cards): its recorder's token is the table's code,
+    which a scorekeeper or both players' phones scan."""
     return TABLE if role == "recorder" and mode == "witnessed" else VIEW_OF[role]
+
+
+def filed_as(view: str) -> str:
+    """The view a file made for ``view`` is written as: the table's (``TABLE``) is a spectator's
+    file of what the table has seen (a file's views are the judge's, a player's, a spectator's)."""
+    return "spectator" if view == TABLE else view
 
 
 class ReleaseSettingError(InputError):

@@ -319,9 +319,11 @@ class Records:
             try:
                 if isinstance(role, Seating):
                     acting = self._seated(duel_id, role, count, given)
-                if _as_player(acting, entered_by):
-                    # before anything judged on the head: a player's refusal never tells the what-if's length
-                    self._not_in_what_if(duel_id)
+                table = view_of(acting, "witnessed" if witnessed else "machine") == TABLE
+                if _as_player(acting, entered_by) or table:
+                    # before anything judged on the head: a refusal never tells the what-if's length to
+                    # a writer whose view stops where it left (a player's, the table's recorder's)
+                    self._not_in_what_if(duel_id, table)
                 if made_on is not None and made_on > count:
                     # past the head: no device saw it, and a turn change there would skip ``repeated_turn``
                     raise ConflictError(say(
@@ -464,14 +466,22 @@ class Records:
                                               "before the duel began: nothing is recorded in it",
                                               duel=duel_id, game=closed[1], match=closed[0]), 0, given[0].kind)
 
-    def _not_in_what_if(self, duel_id: str) -> None:
+    def _not_in_what_if(self, duel_id: str, table: bool = False) -> None:
         """A player enters nothing into a judge's what-if branch whose parent has not released what
         it hid (``library_search.released``): every view but the judge's stops where the branch left
         (``LiveDuel.branch_cut``), and an entry judged on the what-if's board would answer a player
         from events it may not read (its flags, a rule's refusal, a name its view does not know:
-        ZONE-12, ZONE-13). Every door (a player's token, raw ``/events``, ``append --by``) passes here."""
+        ZONE-12, ZONE-13). Nor does a witnessed duel's recorder (``table``), whose view
+        is the table's (``access.TABLE``), cut there too: it was answered the what-if's length (a
+        409's head, its append's position) and wrote into the judge's line (the Axe of Despair the
+        judge equipped sent to the GY). Every door (a token, raw ``/events``, ``append --by``)
+        passes here."""
         parent = self.store.head_header(duel_id).parent      # the header the append's head holds: no read
         if parent and not released(self.store, parent):
+            if table:
+                raise Forbidden(say("the table's recorder enters nothing into a judge's what-if branch before the "
+                                    "duel it left has released what it hid (its view stops where the branch left); "
+                                    "nothing was written"))
             raise Forbidden(say("a player enters nothing into a judge's what-if branch before the duel it left "
                                 "has released what it hid; nothing was written"))
 

@@ -26,7 +26,7 @@ import msgpack
 
 from . import i18n
 from .i18n import say
-from .access import TABLE, Access
+from .access import TABLE, Access, filed_as
 from .board import board
 from .cache import Cache
 from .card_names import card_name
@@ -634,7 +634,7 @@ class LiveDuel:
             raise VerificationError(say("duel {id} fails verification (run verify): nothing was derived from it",
                                         id=self.id))
         records, header = self.records[:count], self.header
-        view = "spectator" if view == TABLE else view
+        view = filed_as(view)
         match = {"duel": self.id, "title": header.title}
         if header.parent:
             match.update(parent=header.parent, branch_at=header.branch_at)

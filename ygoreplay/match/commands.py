@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..access import (ENTERS_AS, MATCH_TABLE, MATCH_WRITERS, Access, handed, linkable_into, opening_claim,
-                      seat_order, seated)
+                      seat_order, seated, view_of)
 from ..card_sources import facts_of
 from ..errors import ConflictError, StoreError, VerificationError, YgoreplayError
 from ..events import Event, from_dict
@@ -35,6 +35,7 @@ from .application import witness_heads
 from .events import KINDS
 from .links import LinkProblem, Standing, check_duel, check_ending, first_players, standing
 from .rules import Game, MatchState, apply, fold
+from .views import withheld
 from . import stream as _stream  # noqa: F401  (a match is appended to as a stream of this kind: registered)
 
 _ID = re.compile(r"[0-9a-f]{12}")
@@ -341,6 +342,21 @@ def _closing(hub: Any, match_id: str, writer: Writer, ending: list[tuple[Game, i
 _END_REASON = {"game_decided": "time", "penalty_given": "judge", "match_conceded": "surrender"}
 
 
+def _as_seen(refusal: RuleViolation, ev: Event, view: str) -> RuleViolation:
+    """A match rule's ``refusal`` of ``ev`` as the writer's ``view`` may be told it: a swap refused
+    for a card its player's decklist lacks (MATCH-04) names the card and the part that lacks it,
+    and the writer of a witnessed match, its table's recorder (``access.TABLE``: the table's code,
+    which a scorekeeper or both players' phones scan), sees no decklist: each refusal told it,
+    without a write, whether the other player's Main Deck or Side Deck held a card. To such a
+    writer it says no more than that one of the swap's cards is not the decklist's."""
+    if refusal.rule != "MATCH-04" or ev.kind != "side_deck_swapped" or withheld(ev, view) is None:
+        return refusal
+    return RuleViolation("MATCH-04", say("player {player}'s swap takes out or sides in a card their decklist does "
+                                         "not hold there: only the decklist's cards may be sided (which one is "
+                                         "the judge's to say: this view holds no decklist)", player=ev.player),
+                         refusal.index, refusal.kind)
+
+
 def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
              new_duel: NewDuel | None) -> tuple[list[tuple[int, str]], list[tuple[Game, int, Event]]]:
     """The checks of ``events`` a fold of the match alone cannot make, each against the match as
@@ -367,7 +383,10 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
             check_ending(state.current, standing(_now(linked), state.players) if linked is not None
                          else board(hub, live.id, state.current, state.players), ev, state.index)
         playing = state.current
-        apply(state, ev)
+        try:
+            apply(state, ev)
+        except RuleViolation as exc:
+            raise _as_seen(exc, ev, view_of(writer.role, live.access.mode)) from None
         if playing is not None and playing.ended and playing.duel:
             ending.append((playing, index, ev))
     return links, ending

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from .. import i18n
-from ..access import Access
+from ..access import Access, filed_as
 from ..exchange import view_root
 from ..replay_file import ReplayFile, dumps
 from ..signing import OrganiserKey
@@ -115,6 +115,7 @@ class LiveMatch:
         and secret; a view's, its events with what it may not see withheld (their sizes in the
         header's ``withheld``, a commitment to each in ``commitments``), a chain of its own from
         a root derived from the record's. ``games`` are its duels' files for the same view."""
+        view = filed_as(view)            # the table's (a witnessed match's recorder): a spectator's file
         stored = self.store.load(self.id, verified=True)
         state = fold(stored.events, stored.cards)
         header = {"kind": "match", "match": self.id, "title": stored.header.title, "policy": state.policy.name,

@@ -327,6 +327,16 @@ def side_deck_swapped(state: MatchState, ev: Event) -> None:
         if len(out) != len(into):
             refuse("MATCH-06", say("siding is one-for-one: {out} card(s) out of the {part}, {into} in; every deck "
                                    "keeps its size", out=len(out), part=part, into=len(into)))
+    # the cards' own facts first: a refusal after the decklist's check would tell a writer that does
+    # not see the decklist (the table's recorder) that it holds the cards (``commands._checked``)
+    for code in ev.main_in:
+        facts = state.cards.get(code)
+        if facts is not None and facts.is_extra_deck:
+            refuse("DECK-02", say("{card} ({code}) may not be sided into the Main Deck", card=facts.name, code=code))
+    for code in ev.extra_in:
+        facts = state.cards.get(code)
+        if facts is not None and not facts.is_extra_deck:
+            refuse("DECK-03", say("{card} ({code}) is not an Extra Deck monster", card=facts.name, code=code))
     deck = state.decks[ev.player]
     main, extra, side = Counter(deck.main), Counter(deck.extra), Counter(deck.side)
     for part, have, out in ((MAIN, main, ev.main_out), (EXTRA, extra, ev.extra_out),
@@ -337,14 +347,6 @@ def side_deck_swapped(state: MatchState, ev: Event) -> None:
             refuse("MATCH-04", say("player {player}'s {part} holds no (further) copy of {card}: only the "
                                    "decklist's cards may be sided", player=ev.player, part=part,
                                    card=_name(state, code)))
-    for code in ev.main_in:
-        facts = state.cards.get(code)
-        if facts is not None and facts.is_extra_deck:
-            refuse("DECK-02", say("{card} ({code}) may not be sided into the Main Deck", card=facts.name, code=code))
-    for code in ev.extra_in:
-        facts = state.cards.get(code)
-        if facts is not None and not facts.is_extra_deck:
-            refuse("DECK-03", say("{card} ({code}) is not an Extra Deck monster", card=facts.name, code=code))
     new_main = list((main - Counter(ev.main_out) + Counter(ev.main_in)).elements())
     new_extra = list((extra - Counter(ev.extra_out) + Counter(ev.extra_in)).elements())
     new_side = list((side - Counter(ev.main_in) - Counter(ev.extra_in) + Counter(ev.main_out)

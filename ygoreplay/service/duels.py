@@ -414,8 +414,9 @@ def frames(duel_id: str, request: Request, asking: DuelCaller, start: int = Quer
     if start > visible:
         raise HTTPError(404, say("this view may see events #0..#{last}; from is 0..{visible}",
                                  last=visible - 1, visible=visible))
-    # a player writes nothing into a judge's what-if its view is cut from (``Records._not_in_what_if``)
-    cut = caller.role in PLAYERS and live.branch_cut(caller.view) is not None
+    # a player, or the table's recorder, writes nothing into a judge's what-if its view is cut from
+    # (``Records._not_in_what_if``)
+    cut = (caller.role in PLAYERS or caller.view == TABLE) and live.branch_cut(caller.view) is not None
 
     def build() -> bytes:
         # the kinds this token may write (access.may_write): the recorder's page offers no other,

@@ -26,7 +26,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
-from ..access import (NARROWER, RELEASES, VIEW_OF, VISIBILITIES, ReleaseSettingError, digest, release_settings,
+from ..access import (NARROWER, RELEASES, VISIBILITIES, ReleaseSettingError, digest, release_settings,
                       seated, view_of)
 from ..chain import now
 from ..decks import Banlist
@@ -87,7 +87,9 @@ def _caller(service: Service, request: Request, match_id: str) -> tuple[Caller, 
     if service.is_organiser(token, hashed):
         return Caller("organiser", "judge"), live
     role = service.role_in(live.access, token, "match", match_id, hashed=hashed)
-    return Caller(role, VIEW_OF[role], live.released()), live
+    # the one place a reader's view is decided, a duel's and a match's: a witnessed match's recorder
+    # (its table's code, which a scorekeeper or both players scan) reads the table's, as in its duels
+    return Caller(role, view_of(role, live.access.mode), live.released()), live
 
 
 def _duel_view(who: Caller, duel: LiveDuel) -> str:

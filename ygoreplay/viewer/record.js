@@ -1014,10 +1014,11 @@ class Recorder {
     }
   }
 
-  // The start form's Extra Deck size from both decklists when this link sees them and they agree
-  // (DECK-03: 0 to 15; the form starts at 15, the usual), unless a size was typed or kept.
+  // The start form's Extra Deck size from both decklists when they agree (DECK-03: 0 to 15; the
+  // form starts at 15, the usual), unless a size was typed or kept: their sizes, which every view
+  // of the match holds (the table's code reads no decklist's cards).
   extraFromDecklists(decks) {
-    const sizes = new Set(decks.map((d) => (d && d.extra ? d.extra.length : null)));
+    const sizes = new Set(decks.map((d) => (d && d.counts ? d.counts.extra : null)));
     const field = $("#extra-size");
     if (decks.length !== 2 || sizes.size !== 1 || sizes.has(null) || this.duel.length || field.value !== field.defaultValue) return;
     field.value = String([...sizes][0]);
