@@ -67,3 +67,20 @@ def test_a_kept_public_half_whose_mac_does_not_hold_is_derived_again_and_kept_an
     assert _loaded(key_path).public == public
     with open(kept, "rb") as f:
         assert f.read() == good                                      # derived again, and kept again
+
+
+def test_a_link_or_a_pipe_in_the_halfs_place_is_neither_read_through_nor_written_through(key_path, tmp_path):
+    key, _ = OrganiserKey.load_or_create(key_path)
+    public = key.public
+    kept = key_path + ".public"
+    assert os.path.isfile(kept)
+    other = OrganiserKey.generate().public.raw          # another half, with this key's own MAC: read
+    decoy = tmp_path / "elsewhere"                       # through a link, it would be believed
+    decoy.write_bytes(base64.b64encode(other) + b" " + base64.b64encode(key.mac(signing._PUBLIC_LABEL + other)))
+    os.remove(kept)
+    os.symlink(decoy, kept)
+    assert _loaded(key_path).public == public
+    assert os.path.islink(kept) and decoy.read_bytes().startswith(base64.b64encode(other))
+    os.remove(kept)
+    os.mkfifo(kept)                                      # opened, it would wait for a writer
+    assert _loaded(key_path).public == public

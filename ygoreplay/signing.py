@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import os
 import shlex
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,7 @@ _MAC_KEY_LABEL = b"ygoreplay/mac-key/1\0"
 #: is made over (``OrganiserKey.public``).
 _PUBLIC_CACHE = ".public"
 _PUBLIC_LABEL = b"ygoreplay/public-key/1\0"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _ed25519_seed(data: bytes) -> bytes | None:
@@ -184,19 +186,24 @@ class OrganiserKey:
     def _read_public(self) -> bytes | None:
         """The public half kept beside the key's file, if its MAC (made with this seed) holds."""
         try:
-            with open_readable(self.path + _PUBLIC_CACHE, "public key cache") as f:
-                data = f.read(256)
+            fd = os.open(self.path + _PUBLIC_CACHE, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW)   # a pipe: no wait
+            try:
+                data = os.read(fd, 256) if stat.S_ISREG(os.fstat(fd).st_mode) else b""   # nor a device read
+            finally:
+                os.close(fd)
             raw, tag = (base64.b64decode(part, validate=True) for part in data.split())
-        except (OSError, ValueError, InputError):
+        except (OSError, ValueError):
             return None
         return raw if len(raw) == PUBLIC_SIZE and hmac.compare_digest(self._public_tag(raw), tag) else None
 
     def _keep_public(self, raw: bytes) -> None:
         """Keep the derived public half beside the key's file; where it cannot be written (a
-        folder not the user's to write), it is derived again next time."""
+        folder not the user's to write), it is derived again next time. A symbolic link in its
+        place is neither read nor written through (the write would replace the file it names)."""
         line = base64.b64encode(raw) + b" " + base64.b64encode(self._public_tag(raw)) + b"\n"
         try:
-            write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600)
+            if not os.path.islink(self.path + _PUBLIC_CACHE):
+                write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600)
         except (OSError, InputError):
             pass
 
