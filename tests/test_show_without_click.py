@@ -68,6 +68,19 @@ def test_a_stored_board_imports_only_what_reading_it_needs(stored):
         assert not modules & NOT_ON_A_READ, (args, modules & NOT_ON_A_READ)
 
 
+def test_a_stored_board_is_vouched_for_without_inspect_or_cryptography(stored):
+    """Its anchors and snapshot are checked by their MACs with the organiser key's seed, whose
+    public half (which key the anchors name) is read back from beside the key, vouched for by a
+    MAC of its own: no Ed25519 arithmetic, so no cryptography; and ``dataclasses`` is imported
+    without ``inspect`` (issue 25: together a sixth of a fresh ``show DUEL --at N``)."""
+    store, duel, count = stored
+    for args in (["show", duel, "--at", "40", "--store", store], ["show", "--store", store, duel]):
+        modules = imported(args)
+        assert b"ygoreplay.store" in modules and b"dataclasses" in modules, args
+        assert not modules & {b"inspect", b"cryptography", b"json"}, (args, modules & {b"inspect", b"cryptography",
+                                                                                     b"json"})
+
+
 def test_every_board_of_a_stored_duel_is_shown_as_click_shows_it(stored):
     store, duel, count = stored
     env = environment()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections.abc
 import enum
 import functools
-import json
 import os
 import threading
 import time
@@ -591,6 +590,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     def from_json(cls, path_or_list: str | os.PathLike[str] | list[dict[str, Any]]) -> CardDB:
         """Load a list of ``CardFacts.to_dict`` objects, from a JSON file or already parsed."""
         if isinstance(path_or_list, (str, os.PathLike)):
+            import json                         # not with this module: a stored board never reads one
             where = str(path_or_list)
             try:
                 data = json.loads(read_limited(path_or_list, CDB_MAX_BYTES, "card list", CardDBError))

@@ -4,8 +4,9 @@ The store's administrator can always rewrite the database; what protects a recor
 is the organiser's signature on every duel's head (count and head hash) and on every file
 exported from the store. The private key lives in a file only its owner can read
 (``$YGOREPLAY_KEY`` or ``organiser.key`` in the user's ygoreplay folder), created on first use
-from the operating system's randomness; nothing public goes into it. A public key is written
-``ed25519:<base64url>`` and is what a judge or a player passes to ``verify --key``.
+from the operating system's randomness; nothing public goes into it (its public half is kept
+beside it, in ``organiser.key.public``, with a MAC only the key makes: ``OrganiserKey.public``). A
+public key is written ``ed25519:<base64url>`` and is what a judge or a player passes to ``verify --key``.
 
 Every signed message starts with a label naming what it is (``ygoreplay/head/2``,
 ``ygoreplay/file/3``, ...), so a signature over one kind of statement can never be passed off as
@@ -19,6 +20,7 @@ import hashlib
 import hmac
 import os
 import shlex
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,11 @@ _LOADED: dict[tuple[str, bytes], "OrganiserKey"] = {}
 _PKCS8_ED25519 = bytes.fromhex("302e020100300506032b657004220420")   # DER before the 32-byte seed
 #: What the key of ``OrganiserKey.mac`` is derived with from the private key's seed.
 _MAC_KEY_LABEL = b"ygoreplay/mac-key/1\0"
+#: Beside a key file, the name of the file that keeps its public half, and what that half's MAC
+#: is made over (``OrganiserKey.public``).
+_PUBLIC_CACHE = ".public"
+_PUBLIC_LABEL = b"ygoreplay/public-key/1\0"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _ed25519_seed(data: bytes) -> bytes | None:
@@ -140,16 +147,82 @@ def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
 
 
 class OrganiserKey:
-    """The private key that signs: heads of stored duels, snapshots, exported files."""
+    """The private key that signs: heads of stored duels, snapshots, exported files.
+
+    It is held as its seed; cryptography's key object is made when it first signs or is
+    written. Its public half is an Ed25519 scalar multiplication of the seed, and cryptography's
+    import for it was a sixth of a fresh ``show DUEL --at N`` (issue 25): a key ``load`` read
+    keeps that half beside its file once derived (``_PUBLIC_CACHE``), vouched for by a MAC made
+    with the seed, and reads it back from there, never trusting it otherwise."""
 
     def __init__(self, private: Ed25519PrivateKey, path: str = "") -> None:
-        self._private = private
+        self._seed = private.private_bytes_raw()
+        self._private: Ed25519PrivateKey | None = private
         self.path = path
+<<<<<<< HEAD
         self.public = PublicKey(private.public_key().public_bytes_raw())
         self._mac_key: tuple["hashlib._Hash", "hashlib._Hash"] | None = None   # ``_hmac_pads``
+=======
+        self._public: PublicKey | None = None
+        self._mac_key: bytes | None = None
+        self._cached = False                     # whether its public half is kept beside its file
+
+    @classmethod
+    def _of_seed(cls, seed: bytes, path: str, cached: bool) -> "OrganiserKey":
+        """The key of this 32-byte seed, cryptography's object not made yet."""
+        key = cls.__new__(cls)
+        key._seed, key._private, key.path, key._public, key._mac_key, key._cached = seed, None, path, None, None, cached
+        return key
+
+    @property
+    def public(self) -> PublicKey:
+        """Its public half: read back from beside its file when the MAC there holds, else derived
+        (and, for a key ``load`` read, kept there for the next process)."""
+        if self._public is None:
+            raw = self._read_public() if self._cached else None
+            if raw is None:
+                raw = self._key().public_key().public_bytes_raw()
+                if self._cached:
+                    self._keep_public(raw)
+            self._public = PublicKey(raw)
+        return self._public
+
+    def _key(self) -> Ed25519PrivateKey:
+        if self._private is None:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+            self._private = Ed25519PrivateKey.from_private_bytes(self._seed)
+        return self._private
+
+    def _public_tag(self, raw: bytes) -> bytes:
+        return self.mac(_PUBLIC_LABEL + raw)
+
+    def _read_public(self) -> bytes | None:
+        """The public half kept beside the key's file, if its MAC (made with this seed) holds."""
+        try:
+            fd = os.open(self.path + _PUBLIC_CACHE, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW)   # a pipe: no wait
+            try:
+                data = os.read(fd, 256) if stat.S_ISREG(os.fstat(fd).st_mode) else b""   # nor a device read
+            finally:
+                os.close(fd)
+            raw, tag = (base64.b64decode(part, validate=True) for part in data.split())
+        except (OSError, ValueError):
+            return None
+        return raw if len(raw) == PUBLIC_SIZE and hmac.compare_digest(self._public_tag(raw), tag) else None
+
+    def _keep_public(self, raw: bytes) -> None:
+        """Keep the derived public half beside the key's file; where it cannot be written (a
+        folder not the user's to write), it is derived again next time. A symbolic link in its
+        place is neither read nor written through (the write would replace the file it names)."""
+        line = base64.b64encode(raw) + b" " + base64.b64encode(self._public_tag(raw)) + b"\n"
+        try:
+            if not os.path.islink(self.path + _PUBLIC_CACHE):
+                write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600)
+        except (OSError, InputError):
+            pass
+>>>>>>> fold19
 
     def sign(self, message: bytes) -> bytes:
-        return self._private.sign(message)
+        return self._key().sign(message)
 
     def mac(self, message: bytes) -> bytes:
         """HMAC-SHA-256 of ``message`` under a key derived from this private key's seed (never
@@ -157,11 +230,16 @@ class OrganiserKey:
         some fifty times cheaper than a signature. It never replaces the signature: a reader that
         holds only the public key (``verify --key``) checks that."""
         if self._mac_key is None:
+<<<<<<< HEAD
             self._mac_key = _hmac_pads(hmac.digest(self._private.private_bytes_raw(), _MAC_KEY_LABEL, "sha256"))
         inner, outer = self._mac_key[0].copy(), self._mac_key[1].copy()
         inner.update(message)
         outer.update(inner.digest())
         return outer.digest()
+=======
+            self._mac_key = hmac.digest(self._seed, _MAC_KEY_LABEL, "sha256")
+        return hmac.digest(self._mac_key, message, "sha256")
+>>>>>>> fold19
 
     def check_mac(self, tag: object, message: bytes) -> bool:
         """Whether ``tag`` is this key's ``mac`` of ``message`` (compared in constant time)."""
@@ -173,23 +251,25 @@ class OrganiserKey:
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
-    def from_pem(cls, data: bytes, where: str = "key") -> "OrganiserKey":
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    def from_pem(cls, data: bytes, where: str = "key", *, cached: bool = False) -> "OrganiserKey":
+        """The key of a PEM file's text (``where`` names it); ``cached``: ``where`` is its file,
+        beside which its public half is kept (``load``)."""
         seed = _ed25519_seed(data)
         if seed is not None:                       # the form ``to_pem`` writes
-            return cls(Ed25519PrivateKey.from_private_bytes(seed), where)
+            return cls._of_seed(seed, where, cached)
         from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
         try:
             private = serialization.load_pem_private_key(data, password=None)
         except (ValueError, TypeError) as exc:
             raise InputError(say("{where}: not a readable private key ({exc})", where=where, exc=exc)) from None
         if not isinstance(private, Ed25519PrivateKey):
             raise InputError(say("{where}: not an Ed25519 private key", where=where))
-        return cls(private, where)
+        return cls._of_seed(private.private_bytes_raw(), where, cached)
 
     def to_pem(self) -> bytes:
         from cryptography.hazmat.primitives import serialization
-        return self._private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        return self._key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption())
 
     @classmethod
@@ -207,7 +287,7 @@ class OrganiserKey:
         found = _LOADED.get((str(path), data))
         if found is None:                    # each Store that checks a signature asks (a board per request)
             warn_if_exposed(path, mode)      # said once a process, not once a request
-            found = cls.from_pem(data, str(path))
+            found = cls.from_pem(data, str(path), cached=True)
             _LOADED.clear()
             _LOADED[(str(path), data)] = found
         return found
@@ -230,7 +310,7 @@ class OrganiserKey:
             write_atomic(path, key.to_pem(), mode=0o600, exclusive=True)
         except FileExistsError:                  # another process created it first: use theirs
             return cls.load(path), False
-        key.path = str(path)
+        key.path, key._cached = str(path), True
         return key, True
 
 

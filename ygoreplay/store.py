@@ -50,7 +50,6 @@ import bisect
 import functools
 import hashlib
 import itertools
-import json
 import os
 import re
 import select
@@ -1484,8 +1483,11 @@ class Store:
                           else "SELECT value AS id FROM json_each(?)")
                 query = self.library.sql(f"WITH wanted(id) AS ({unnest}) "
                                          f"SELECT wanted.id, {self.listed_columns('wanted.id')} FROM wanted")
+                if self.backend != "postgresql":
+                    import json                 # not with this module: a stored board never lists
+                    wanted = json.dumps(wanted)
                 with self.events.datastore.transaction(commit=False) as cursor:
-                    cursor.execute(query, [wanted if self.backend == "postgresql" else json.dumps(wanted)])
+                    cursor.execute(query, [wanted])
                     found += [(str(row["id"]), (row["listed_header"], row["listed_version"], row["listed_anchor"]))
                               for row in cursor.fetchall()]
             for stream_id, row in found:

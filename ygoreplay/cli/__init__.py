@@ -42,6 +42,31 @@ def kept_aside() -> Iterator[None]:
             gc.enable()
 
 
+def dataclasses_without_inspect() -> None:
+    """Import ``dataclasses`` without the ``inspect`` it imports at once (with ``ast``, ``dis`` and
+    ``tokenize``: a sixth of ``check``'s start-up, a ninth of a fresh ``show DUEL --at N``'s) and
+    uses for one thing, the docstring of a class without one (``lazy_dataclass`` defers those, so
+    the commands without click never ask). It gets a stand-in whose every attribute read is the
+    real module's, imported then, in ``sys.modules`` only while ``dataclasses`` is imported:
+    ``import inspect`` anywhere else gets the module. Run before a click-less command imports
+    anything that imports ``dataclasses``."""
+    if "dataclasses" in sys.modules or "inspect" in sys.modules:
+        return
+    from importlib import import_module
+    from types import ModuleType
+
+    class Later(ModuleType):
+        def __getattr__(self, name: str) -> object:
+            return getattr(import_module(self.__name__), name)
+
+    later = sys.modules["inspect"] = Later("inspect")
+    try:
+        import dataclasses  # noqa: F401
+    finally:
+        if sys.modules.get("inspect") is later:
+            del sys.modules["inspect"]
+
+
 def __getattr__(name: str):
     """``main`` (the group), imported when first asked for: the launcher reads ``index`` (the help
     pages written ahead) without importing click."""

@@ -9,7 +9,7 @@ import os
 import sys
 
 from .. import i18n
-from . import kept_aside
+from . import dataclasses_without_inspect, kept_aside
 from .output import answered, echo, escape_streams, plain_stream, terminal_width
 
 
@@ -41,6 +41,7 @@ def without_click(args: list[str]) -> None:
         return
     escape_streams()                    # as click's group does first
     with i18n.using(i18n.from_environment()), answered():
+        dataclasses_without_inspect()
         show_stored(duel, at, store_url)
     sys.exit(0)                         # as click ends a command that returned
 

@@ -9,13 +9,11 @@ import json
 import os
 import stat
 import sys
-from importlib import import_module
-from types import ModuleType
 
 from .. import i18n
 from ..i18n import said, t
 from ..text import printable
-from . import kept_aside
+from . import dataclasses_without_inspect, kept_aside
 from .duel_files import file_format, load_events
 from .output import EXIT_ILLEGAL, answered, echo, escape_streams, plain_stream
 
@@ -72,7 +70,7 @@ def without_click(args: list[str]) -> None:
     with i18n.using(i18n.from_environment()), answered():
         # imported within ``answered``, as click's command imports them: Ctrl-C meanwhile is
         # "interrupted" (exit 130), not a traceback
-        _dataclasses_without_inspect()
+        dataclasses_without_inspect()
         with kept_aside():
             from ..checking import check as check_events
             from .. import card_sources, formats, jsonl  # noqa: F401  (load_events and file_format's)
@@ -80,29 +78,6 @@ def without_click(args: list[str]) -> None:
         if fmt is not None and fmt.yields != "events":
             return                          # a match or a replay file: click's command opens it
         print_report(file, check_events(*load_events(file, ())), as_json)
-
-
-class _Later(ModuleType):
-    """What ``dataclasses`` gets for ``import inspect``: each attribute read from it is the real
-    module's, imported then (``inspect.signature``, for a docstring: ``lazy_dataclass`` defers
-    those, so ``check`` never asks)."""
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(import_module(self.__name__), name)
-
-
-def _dataclasses_without_inspect() -> None:
-    """Import ``dataclasses`` without the ``inspect`` it imports at once (with ``ast``, ``dis`` and
-    ``tokenize``: a sixth of ``check``'s start-up) and uses for a docstring: it gets a ``_Later``,
-    in ``sys.modules`` only while it is imported (``import inspect`` elsewhere gets the module)."""
-    if "dataclasses" in sys.modules or "inspect" in sys.modules:
-        return
-    later = sys.modules["inspect"] = _Later("inspect")
-    try:
-        import dataclasses  # noqa: F401
-    finally:
-        if sys.modules.get("inspect") is later:
-            del sys.modules["inspect"]
 
 
 def print_report(file: str, report: CheckReport, as_json: bool) -> NoReturn:

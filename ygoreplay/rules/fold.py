@@ -134,10 +134,9 @@ def apply(state: DuelState, event: Event) -> DuelState:
     Raises ``RuleViolation`` (rule ID, event index, message) for an uncited broken rule, before
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
-    plan = _PLAN_OF.get(type(event))
-    if plan is not None:
-        handler, traits, kind = plan
-    else:
+    try:
+        handler, traits, kind = _PLAN_OF[type(event)]
+    except KeyError:                              # an event of another class (a subclass): by its kind
         kind = event.kind
         handler, traits = _PLAN.get(kind, _UNHANDLED)
     if state.ended or not state.started or handler is None:   # one test for the rare cases

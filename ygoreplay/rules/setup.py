@@ -149,9 +149,11 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
 
 def _same_cards(order: tuple[str, ...], deck: list[str]) -> bool:
     """The same cards, each once (what comparing both sorted says, without sorting them: a
-    shuffle is one event in twenty of a real duel)."""
+    shuffle is one event in twenty of a real duel), for orders as long as the Deck (the caller
+    says): distinct, and holding every card of the Deck, they hold no other. The Deck's cards are
+    looked up, not made a set of their own (they are distinct: each card is in one place)."""
     cards = set(order)
-    return len(cards) == len(order) and cards == set(deck)
+    return len(cards) == len(order) and cards.issuperset(deck)
 
 
 #: The ids of a registered deck's cards by prefix (``p0.m``: player 0's Main Deck), in order:
