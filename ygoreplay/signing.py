@@ -159,12 +159,8 @@ class OrganiserKey:
         self._seed = private.private_bytes_raw()
         self._private: Ed25519PrivateKey | None = private
         self.path = path
-<<<<<<< HEAD
-        self.public = PublicKey(private.public_key().public_bytes_raw())
-        self._mac_key: tuple["hashlib._Hash", "hashlib._Hash"] | None = None   # ``_hmac_pads``
-=======
         self._public: PublicKey | None = None
-        self._mac_key: bytes | None = None
+        self._mac_key: tuple["hashlib._Hash", "hashlib._Hash"] | None = None   # ``_hmac_pads``
         self._cached = False                     # whether its public half is kept beside its file
 
     @classmethod
@@ -219,7 +215,6 @@ class OrganiserKey:
                 write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600)
         except (OSError, InputError):
             pass
->>>>>>> fold19
 
     def sign(self, message: bytes) -> bytes:
         return self._key().sign(message)
@@ -230,16 +225,11 @@ class OrganiserKey:
         some fifty times cheaper than a signature. It never replaces the signature: a reader that
         holds only the public key (``verify --key``) checks that."""
         if self._mac_key is None:
-<<<<<<< HEAD
-            self._mac_key = _hmac_pads(hmac.digest(self._private.private_bytes_raw(), _MAC_KEY_LABEL, "sha256"))
+            self._mac_key = _hmac_pads(hmac.digest(self._seed, _MAC_KEY_LABEL, "sha256"))
         inner, outer = self._mac_key[0].copy(), self._mac_key[1].copy()
         inner.update(message)
         outer.update(inner.digest())
         return outer.digest()
-=======
-            self._mac_key = hmac.digest(self._seed, _MAC_KEY_LABEL, "sha256")
-        return hmac.digest(self._mac_key, message, "sha256")
->>>>>>> fold19
 
     def check_mac(self, tag: object, message: bytes) -> bool:
         """Whether ``tag`` is this key's ``mac`` of ``message`` (compared in constant time)."""
