@@ -373,7 +373,7 @@ def test_a_reader_that_stops_early_and_ctrl_c_end_as_in_process(place, tmp_path)
     def interrupted(in_process: bool) -> tuple[bytes, bytes, int]:
         process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "check", str(fifo)], cwd=ROOT,
                                    env=place.in_process if in_process else place.env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_at_a_terminal)
         blocked = Path(f"/proc/{process.pid if in_process else place.pid}/wchan")
         deadline = time.monotonic() + 60
         while blocked.read_text() != "wait_for_partner" and time.monotonic() < deadline:
@@ -390,6 +390,14 @@ def test_a_reader_that_stops_early_and_ctrl_c_end_as_in_process(place, tmp_path)
 
     assert interrupted(False) == interrupted(True) == (b"", b"interrupted\n", 130)
     assert place.both("show", duel) == 1               # and it goes on serving
+
+
+def _at_a_terminal() -> None:
+    """SIGINT as a shell's foreground command has it: Ctrl-C's default. Not the test runner's, which
+    a run started in the background ignores (and a worker that ran ``serve`` in-process handles):
+    inherited, it made Ctrl-C end the command on some workers and not others."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _signals_of(pid: int | None) -> dict[str, str]:
