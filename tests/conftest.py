@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,18 @@ def _own_data_folder(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_found():
+    """Every test leaves the worker's SIGINT handler as it found it: ``serve`` run in-process
+    (CliRunner, test_receipts) installs Python's (``cli/service._interruptible``), and the
+    commands the worker's later tests started then had Ctrl-C or not by which tests that worker
+    happened to run before them (a run started in the background ignores it)."""
+    found = signal.getsignal(signal.SIGINT)
+    yield
+    if found is not None and signal.getsignal(signal.SIGINT) is not found:
+        signal.signal(signal.SIGINT, found)
 
 
 def shared_path(*parts: str) -> Path:

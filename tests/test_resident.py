@@ -55,8 +55,8 @@ class Place:
                               env={**(self.in_process if in_process else self.env), **(env or {})},
                               **({"capture_output": True} if "stdout" not in kwargs else {}), timeout=120, **kwargs)
 
-    def start(self) -> None:
-        started = self.run("resident", "start", "--idle", "600")
+    def start(self, **kwargs) -> None:
+        started = self.run("resident", "start", "--idle", "600", **kwargs)
         assert started.returncode == 0, started.stderr
         self.pid = int(started.stdout.decode().split("pid ")[1].split(")")[0])
 
@@ -367,29 +367,54 @@ def test_a_reader_that_stops_early_and_ctrl_c_end_as_in_process(place, tmp_path)
         assert closed_pipe(args, False) == closed_pipe(args, True), args
         assert place.served() == before + 1
 
-    fifo = tmp_path / "duel.jsonl"                     # a command blocked reading, then Ctrl-C
-    os.mkfifo(fifo)
-
-    def interrupted(in_process: bool) -> tuple[bytes, bytes, int]:
-        process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "check", str(fifo)], cwd=ROOT,
-                                   env=place.in_process if in_process else place.env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        blocked = Path(f"/proc/{process.pid if in_process else place.pid}/wchan")
-        deadline = time.monotonic() + 60
-        while blocked.read_text() != "wait_for_partner" and time.monotonic() < deadline:
-            time.sleep(0.01)
-        process.send_signal(signal.SIGINT)
-        try:
-            out, err = process.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            seen = {pid: _signals_of(pid) for pid in (process.pid, place.pid)}
-            process.kill()
-            raise AssertionError(f"Ctrl-C did not end {'the command' if in_process else 'the forwarded command'}: "
-                                 f"{seen}") from None
-        return out, err, process.returncode
-
-    assert interrupted(False) == interrupted(True) == (b"", b"interrupted\n", 130)
+    assert _ctrl_c(place, tmp_path, False) == _ctrl_c(place, tmp_path, True) == (b"", b"interrupted\n", 130)
     assert place.both("show", duel) == 1               # and it goes on serving
+
+
+def test_ctrl_c_ends_a_forwarded_command_whatever_the_residents_starter_did_with_it(place, tmp_path):
+    """A resident started by a process that ignored and blocked SIGINT (a script's background job,
+    a program that blocked it, then autostarts one) serves callers that Ctrl-C interrupts: their
+    forwarded command ends as in process, not left pending in the resident."""
+    duel = _record(place, SAMPLE)
+    place.start(preexec_fn=_ignoring_and_blocking_ctrl_c)
+    assert _ctrl_c(place, tmp_path, False) == (b"", b"interrupted\n", 130)       # as in process (above)
+    assert place.both("show", duel) == 1
+
+
+def _ctrl_c(place: Place, tmp_path: Path, in_process: bool) -> tuple[bytes, bytes, int]:
+    """``check FIFO``, blocked opening a file nobody writes, then Ctrl-C: its stdout, stderr and exit code."""
+    fifo = tmp_path / "duel.jsonl"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    process = subprocess.Popen([sys.executable, "-m", "ygoreplay", "check", str(fifo)], cwd=ROOT,
+                               env=place.in_process if in_process else place.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_at_a_terminal)
+    blocked = Path(f"/proc/{process.pid if in_process else place.pid}/wchan")
+    deadline = time.monotonic() + 60
+    while blocked.read_text() != "wait_for_partner" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        seen = {pid: _signals_of(pid) for pid in (process.pid, place.pid)}
+        process.kill()
+        raise AssertionError(f"Ctrl-C did not end {'the command' if in_process else 'the forwarded command'}: "
+                             f"{seen}") from None
+    return out, err, process.returncode
+
+
+def _ignoring_and_blocking_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _at_a_terminal() -> None:
+    """SIGINT as a shell's foreground command has it: Ctrl-C's default. Not the test runner's, which
+    a run started in the background ignores (and a worker that ran ``serve`` in-process handles):
+    inherited, it made Ctrl-C end the command on some workers and not others."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _signals_of(pid: int | None) -> dict[str, str]:

@@ -219,7 +219,12 @@ def _become_resident(listener: socket.socket, key: str, idle: int, path: str, in
     os.close(devnull)
     _close_inherited({listener.fileno(), ready})
     os.chdir("/")
-    signal.signal(signal.SIGINT, signal.default_int_handler)   # started from a shell that ignores it: not ours
+    # Ctrl-C as a command run in its own process gets it, whatever the process that started this
+    # one did with it: a shell's background job ignores it, a program may have blocked it (a caller
+    # that blocked it autostarts one); then the watcher's SIGINT to the command (``_Request._watch``)
+    # was ignored or left pending, and a forwarded command went on after its caller's Ctrl-C
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     from importlib import import_module
     try:
         for name in PRELOAD:
