@@ -574,9 +574,10 @@ class LiveDuel:
                     for step in steps for flag in (step.marks or {}).get("flags") or ()]
 
     def names(self, view: str, count: int) -> dict[str, str] | None:
-        """A player's view's name of each record id after the duel's first ``count`` events, as
-        the view this process keeps fed has them (``Redactor.names``: what its frames and
-        ``/actions`` name cards by, so what its device writes): a copy, read under the lock. None
+        """A player's view's (or the table's, ``access.TABLE``) name of each record id after the
+        duel's first ``count`` events, as the view this process keeps fed has them
+        (``Redactor.names``: what its frames and ``/actions`` name cards by, so what its device,
+        or the table's recorder, writes): a copy, read under the lock. None
         when this process holds another number of events (the caller derives them)."""
         if len(self.records) < count:
             self.refresh()
