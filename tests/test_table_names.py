@@ -7,7 +7,12 @@ Set it later; the Set card's id on the scorekeeper's board, frames, events and s
 the table had seen shown, so the table knew which card was Set. Its hidden piles are now named
 anew as they are mixed, and whatever the recorder writes, in the names its view gives, is turned
 into record ids by the one translation a player's device's entries go through
-(``views.DeviceNames``)."""
+(``views.DeviceNames``).
+
+Left open: the rules' refusal of a recorder's entry that shows a hidden card as another than the
+record knows it (LOG-10, 422, nothing written) against its acceptance (200, the entry written for
+everyone to read) tells the table whether the card it named is the one it saw shown; each miss
+writes a false entry the players' devices may dispute."""
 from __future__ import annotations
 
 import json
