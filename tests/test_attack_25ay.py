@@ -10,7 +10,8 @@ The table view folds in the record's ids, so mixing a hidden pile renamed nothin
 kept the faces there: a card the table saw (shown as Pot of Greed), back in the hand, kept its face,
 and a player's device's Set of it was "Pot of Greed" on the scorekeeper's board and picture
 (``ViewReplay._settle`` now loses them as a mix in fresh names does). Its id is still the record's
-(left open: naming it anew needs the recorder's writes turned back into record ids).
+(left open: naming it anew needs the recorder's writes turned back into record ids; closed in the
+nineteenth pass, ``tests/test_table_names.py``).
 
 Tried and held: the record's head hash at none of the table's doors (state, frames, events, cards,
 verify, tree, LP sheet and its CSV, board picture, .ygr); ``POST /rounds/{id}/time`` with no token

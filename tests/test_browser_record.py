@@ -21,10 +21,12 @@ from test_match_service import MATCHES, lines
 from test_public_records import PUBLIC, _view
 from test_service import ADMIN, auth, create, events_of
 from ygoreplay import seals
+from ygoreplay.access import TABLE
 from ygoreplay.cards import CardDB
+from ygoreplay.cli.common import open_store
 from ygoreplay.events import from_dict
 from ygoreplay.openings import opened
-from ygoreplay.views import public_board
+from ygoreplay.views import public_board, redactor_of
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright")
 expect = playwright_api.expect
@@ -178,6 +180,20 @@ def enter(table: Table, ev: dict) -> None:
 def stored(base: str, duel: dict) -> list[dict]:
     r = httpx.get(f"{base}/duels/{duel['id']}/events", headers=auth(duel["tokens"]["judge"]))
     return [json.loads(line)["event"] for line in r.text.splitlines()]
+
+
+def table_name(server, duel: dict, card_id: str) -> str:
+    """The table's name (``access.TABLE``) of the record's card ``card_id`` now, as the recorder's
+    page shows it: the record's id, or the name the table's view dealt it as a hidden pile it
+    holds was mixed (``views._Kept``). Read from ``server``'s store, as its judge could: the page
+    is never told which record card a name stands for."""
+    key = httpx.get(f"{server.url}/duels/{duel['id']}/verify", headers=auth(duel["tokens"]["judge"])).json()["key"]
+    with open_store(server.store, readonly=True, keys=(key,)) as kept:      # the service's organiser key
+        duel_record = kept.load(duel["id"], verified=False)
+    redactor = redactor_of(TABLE, duel_record.cards, duel_record.header.secret)
+    for record in duel_record.records:
+        redactor.feed(record.event)
+    return redactor.names.of[card_id]
 
 
 def public_view(events: list[dict]):

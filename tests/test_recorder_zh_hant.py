@@ -30,7 +30,7 @@ import pytest
 
 from conftest import shared_path
 from test_browser import SHOTS, browser  # noqa: F401  (the fixture)
-from test_browser_record import Table, no_overflow, stored
+from test_browser_record import Table, no_overflow, stored, table_name
 from test_release import client, store  # noqa: F401  (fixtures)
 from test_service import Server, auth, create
 from test_service_table_recording import at_the_table, ids, offered, tapped
@@ -207,8 +207,10 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     keeper.act("Normal Summon", sheet("Normal Summon"), names=[("p1.m1", "Stratos", STRATOS)])
     keeper.act("activation", "#board .card[data-card=\"p1.m1\"]", sheet("Activate an effect"))
     veiler = keeper.events
+    # Engage went back into 陳大文's hand: the table's view named the hand anew (which card is
+    # Engage there, the table may not tell), so Veiler is the table's name of the record's p0.m3
     keeper.act("chain response", sheet("Send it to the GY to activate (cost)"),
-               names=[("p0.m3", "效果遮", VEILER)])
+               names=[(table_name(service, duel, "p0.m3"), "效果遮", VEILER)])
     keeper.act("resolve", '#chainbox [data-move="resolve"]')
     keeper.act("resolve", '#chainbox [data-move="resolve"]')
     keeper.act("chain over", '#chainbox [data-move="chain-over"]')
@@ -231,7 +233,7 @@ def test_a_modern_duel_recorded_in_traditional_chinese_then_ruled_on_by_the_judg
     keeper.phases("next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1")
     keeper.table.context.set_offline(True)
     expect(page.locator("#conn")).to_have_text("離線")
-    keeper.name("p0.m4", "Desires", DESIRES)
+    keeper.name(table_name(service, duel, "p0.m4"), "Desires", DESIRES)      # of the hand named anew
     expect(page.locator(sheet("Activate"))).to_have_text("發動")
     keeper.table.tap(sheet("Activate"))
     queued = page.locator("#entries li.queued")

@@ -43,7 +43,11 @@ def test_an_extra_deck_monster_on_the_field_is_offered_back_to_the_extra_deck_no
     assert not {"Return to the hand", "Return to the Deck"} & labels, labels
     event = offered(client, duel, "p0.x0", f"p0.x0:{UTOPIA}", "Return to the Extra Deck")["event"]
     board = tapped(client, duel, recorder, event)                  # stored, nothing flagged
-    assert "p0.x0" in [c and c["id"] for c in board["players"][0]["extra"]]
+    record = client.get(f"/duels/{duel['id']}/state", headers=auth(duel["tokens"]["judge"])).json()["board"]
+    assert "p0.x0" in [c and c["id"] for c in record["players"][0]["extra"]]
+    # the table knew Utopia: its view names the Extra Deck anew as it goes in face-down
+    extra = [c and c["id"] for c in board["players"][0]["extra"]]
+    assert len(extra) == 15 and "p0.x0" not in extra and not [c for c in board["players"][0]["mzone"] if c], extra
 
 
 def test_a_pendulum_monster_leaving_the_field_is_offered_to_the_extra_deck_face_up(client):  # noqa: F811

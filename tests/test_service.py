@@ -77,6 +77,7 @@ class Server:
     once it answers there itself, never when another process does."""
 
     def __init__(self, store: str, workers: int = 1, env: dict | None = None) -> None:
+        self.store = store
         held = _held_port()
         self.port = held.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"

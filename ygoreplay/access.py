@@ -17,9 +17,11 @@ spectator      spectator view  read, held back by the duel's delay
 
 The **table view** (``TABLE``, ``view_of``) is what the table's scorekeeper sees: the spectator's
 view (each player's hand, Sets, seals and Deck orders hidden; a card named when it is shown), held
-back by no delay (it sits at the table), in the record's own card ids (what its page enters:
-``views.recorded_by``, a spectator's record is the scorekeeper's), and knowing what the
-recorder's own entries named (a Trap it was told as it was Set). Each player's device enters its
+back by no delay (it sits at the table), in the record's own card ids but for a hidden pile
+mixed, named anew as the spectator's view names it (``views.redactor_of``: a card the table saw,
+back in the hand and Set by its player's device, is no card it can tell; ``views.recorded_by``, a
+spectator's record is the scorekeeper's), and knowing what the recorder's own entries named (a
+Trap it was told as it was Set). The recorder writes in those names (``application.names_view``). Each player's device enters its
 own hidden cards into the record; read through the judge view, the scorekeeper's token gave both
 hands and every Set as the devices typed them, and the record's head (a receipt), against which
 each guess of such a card could be hashed: it has neither. Its file and its picture are a

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from .source import Source
 from .text import checked
 from .trust import Signature, origin_of, seals_of, signable, signature_of
-from .views import CARDS_ELSEWHERE, VIEWS, DeviceNames, Redactor, out_of_sight, unseen
+from .views import CARDS_ELSEWHERE, VIEWS, DeviceNames, out_of_sight, redactor_of, unseen
 
 
 def export_file(replay: ReplayFile, view: str, trust: Iterable[PublicKey]) -> ReplayFile:
@@ -344,7 +344,8 @@ class Records:
             except (ConflictError, Forbidden, InputError) as exc:
                 # an entry in a device's names is pinned to the head its names were read at: taken
                 # meanwhile (another writer), it is judged again, once, on the stored head
-                again = isinstance(exc, ConflictError) and expected is None and _as_player(acting, entered_by)
+                again = (isinstance(exc, ConflictError) and expected is None
+                         and names_view(acting, entered_by, witnessed) is not None)
                 if (count and not again) or fresh:
                     raise
                 continue                 # refused or taken at a head held at 0: judged again on the stored one
@@ -414,8 +415,10 @@ class Records:
         def going_back(to: int) -> tuple[DuelState, list[Event]]:
             back.append(to)
             return self._going_back(duel_id, to, count)
+        # a duel's first append names the record's ids (no view has named a card before it: the
+        # cards are the ones it creates, as ``record --by`` writes them)
         events = _stamped(given, ENTERS_AS.get(role), entered_by, witnessed,
-                          head_state if count else _no_head, view_names, going_back)
+                          head_state if count else _no_head, view_names if count else None, going_back)
         # a correction judged on the entries up to ``count`` strikes those only: written at a head
         # another writer moved, it struck theirs unjudged too (a draw: its cards back in the Deck)
         if back and expected is not None and expected != count:
@@ -440,21 +443,15 @@ class Records:
                 self._not_closed(duel_id, given)
             raise
         except RuleViolation as exc:
-            table = view_of(role, "witnessed" if witnessed else "machine") == TABLE
-            if not read and not table:
+            if not read and view_of(role, "witnessed" if witnessed else "machine") != TABLE:
                 raise
+            # said in the writer's view's names (the table's too, when the entry named none): the
+            # record's reason names record ids, and may say what a card the view does not see is
+            # ("p1.m0 was shown to be Luster Dragon", LOG-10)
+            seen = read[0] if read else view_names(TABLE)
             at = exc.index - count
-            hidden = (unseen(read[0].view if read else TABLE, events[at], self.store.head_state(duel_id))
-                      if 0 <= at < len(events) else [])
-            if read:
-                raise RuleViolation(exc.rule, read[0].refused(exc.message, hidden), exc.index, exc.kind) from None
-            if not hidden:
-                raise
-            # a witnessed duel's recorder reads the table's view: the record's reason may say what a
-            # card a player's device entered hidden is ("p1.m0 was shown to be Luster Dragon", LOG-10)
-            why = say("the rules refuse it as the record stands: it names {named}, a card the table does not see, "
-                      "so the reason is the judge's (their view says it)", named=", ".join(hidden))
-            raise RuleViolation(exc.rule, why, exc.index, exc.kind) from None
+            hidden = unseen(seen.view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
+            raise RuleViolation(exc.rule, seen.refused(exc.message, hidden), exc.index, exc.kind) from None
 
     def _not_closed(self, duel_id: str, given: list[Event]) -> None:
         """LOG-03: nothing is recorded in a duel whose match ended its game before it began (a game
@@ -512,7 +509,7 @@ class Records:
             raise ConflictError(say("duel {duel_id} has {n_records} events, not {count}: someone else "
                                     "appended",
                                     duel_id=duel_id, n_records=len(stored.records), count=count))
-        redactor = Redactor(stored.cards, view, stored.header.secret)
+        redactor = redactor_of(view, stored.cards, stored.header.secret)
         for record in stored.records[:count]:
             redactor.feed(record.event)
         return redactor.names.of
@@ -874,6 +871,19 @@ def _as_player(role: str, entered_by: str | None) -> bool:
     return own in PLAYERS or (own is None and entered_by in PLAYERS)
 
 
+def names_view(role: str, entered_by: str | None, witnessed: bool) -> str | None:
+    """The view whose card names an append is written in (``_stamped`` turns them into record
+    ids), or None for record ids: a player's, entered as that player (its token, ``--by p0``); the
+    table's (``access.TABLE``), written with a witnessed duel's recorder token, which reads the
+    duel through it (``access.view_of``): its board, frames and ``/actions`` name a card the table
+    saw anew once it is mixed into a hidden pile, and an entry in the record's ids would tell it
+    which card a player's device Set. The judge, a machine's recorder and the store's owner
+    (``--by recorder``: the command line reads the judge's view) write record ids."""
+    if _as_player(role, entered_by):
+        return role if role in PLAYERS else entered_by
+    return TABLE if witnessed and ENTERS_AS.get(role) == "recorder" else None
+
+
 def _may_name(event: Event) -> bool:
     """Whether an entry may name a card outside its id fields and ``shows``: a cited card, a
     cause, free text, seals, openings (``views.DeviceNames`` reads them all)."""
@@ -939,18 +949,18 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
     what it is; the recorder or the card's player, who see it, enter what shows it);
     ``head()`` is read once, only when a player's entry needs whose turn it is or names a card.
     An append entered as a player (``own``, a token's; else ``entered_by``, ``--by p0``) is written
-    by that player's device in its own view's card names: given ``names`` (the view's names at the
-    head, ``views.DeviceNames``), each is turned into the record id it names before anything is
-    judged (a name the view does not know is refused), and a reason given names cards as the view
-    does. ``before(n)``: the board before event ``n`` and the events from it on (what a player's
+    by that player's device in its own view's card names, and a witnessed duel's recorder's in the
+    table's (``names_view``): given ``names`` (the view's names at the head, ``views.DeviceNames``),
+    each is turned into the record id it names before anything is judged (a name the view does not
+    know is refused), and a reason given names cards as the view does. ``before(n)``: the board before event ``n`` and the events from it on (what a player's
     correction goes back to, and strikes).
-    The one place every door decides what a player's device may record."""
+    The one place every door decides what a player's device may record, and turns a view's names
+    into record ids."""
     if entered_by is not None and entered_by not in ENTERED_BY:
         raise InputError(say("who entered it is one of {roles}, not {entered_by!r}", roles=", ".join(ENTERED_BY),
                              entered_by=entered_by))
     stamp = own or entered_by or "recorder"
-    device = (own if own in PLAYERS else entered_by if own is None and entered_by in PLAYERS else None
-              ) if names is not None else None
+    device = names_view(own or "organiser", entered_by, witnessed) if names is not None else None
     seen: DeviceNames | None = None               # the device's view's names, once read
     out = []
     turn: Any = _UNREAD
@@ -965,7 +975,7 @@ def _stamped(events: list[Event], own: str | None, entered_by: str | None, witne
             raise Forbidden(say("event {index} ({kind}) says entered_by {entered_by!r}, but it is written with the "
                                 "{role}'s token: an entry is its writer's; nothing was written", index=index,
                                 kind=event.kind, entered_by=event.entered_by, role=own))
-        if device is not None and event.entered_by not in (None, device):
+        if device in PLAYERS and event.entered_by not in (None, device):
             raise Forbidden(say("event {index} ({kind}) says entered_by {entered_by!r}, but it is entered as "
                                 "{role}: an entry is its writer's; nothing was written", index=index,
                                 kind=event.kind, entered_by=event.entered_by, role=device))

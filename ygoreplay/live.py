@@ -5,7 +5,7 @@ as events arrive, and every follower woken when there is more.
 that, new events are read as they are appended here, or, on PostgreSQL, as any process appends
 them: one LISTEN/NOTIFY subscription per process (``Store.subscribe``) wakes the duels it names,
 never one per follower. Each view (judge, p0, p1, spectator, and the table's of a witnessed
-duel's recorder, ``access.TABLE``: the spectator's in the record's card ids) is redacted and
+duel's recorder, ``access.TABLE``: the spectator's, ``views.redactor_of``) is redacted and
 folded event by event (``views.Redactor`` and ``views.ViewReplay``), so a follower's next event
 costs nothing more than sending it. A spectator view is held back by the duel's delay (events,
 seconds); the table's is not (it sits at the table).
@@ -44,7 +44,7 @@ from .errors import StoreUnavailable, VerificationError
 from .library_search import branch_cut, released
 from .store import Header, Record, Store, StoreError, Verification
 from .trust import seals_of
-from .views import VIEWS, Redactor, ViewReplay, ViewStep, foldable, view_cards
+from .views import VIEWS, ViewReplay, ViewStep, foldable, redactor_of, view_cards
 
 #: A view's fold keeps its state every this many events, for reaching any position fast.
 KEEP_EVERY = 64
@@ -206,7 +206,7 @@ class LiveView:
     def __init__(self, view: str, cards: CardDB, secret: bytes, redact: bool = True) -> None:
         self.view = view
         self.full_cards = cards
-        self.redactor = _redactor(view, cards, secret) if redact and view != "judge" else None
+        self.redactor = redactor_of(view, cards, secret) if redact and view != "judge" else None
         self.fold = ViewReplay([], CardDB(), [], deck_order_known=view == "judge")
         # its fold's history made now, with the view (a follower's connection makes it, in a
         # thread), not by its first event: that comes with every other duel's first, all at once
@@ -578,9 +578,10 @@ class LiveDuel:
                     for step in steps for flag in (step.marks or {}).get("flags") or ()]
 
     def names(self, view: str, count: int) -> dict[str, str] | None:
-        """A player's view's name of each record id after the duel's first ``count`` events, as
-        the view this process keeps fed has them (``Redactor.names``: what its frames and
-        ``/actions`` name cards by, so what its device writes): a copy, read under the lock. None
+        """A player's view's (or the table's, ``access.TABLE``) name of each record id after the
+        duel's first ``count`` events, as the view this process keeps fed has them
+        (``Redactor.names``: what its frames and ``/actions`` name cards by, so what its device,
+        or the table's recorder, writes): a copy, read under the lock. None
         when this process holds another number of events (the caller derives them)."""
         if len(self.records) < count:
             self.refresh()
@@ -642,16 +643,6 @@ class LiveDuel:
                              header.root, header.secret, match, header.source, header.created,
                              chain=[r.hash for r in records])
         return dumps(replay, key)
-
-
-def _redactor(view: str, cards: CardDB, secret: bytes) -> Redactor:
-    """What derives ``view`` from the record: the table's (``access.TABLE``) is the spectator's
-    redaction in the record's own card ids, as the table's recorder enters them
-    (``views.recorded_by``: a spectator's record is the scorekeeper's), knowing too what the
-    recorder's own entries named (a Trap it named as it was Set: its page offers to activate it)."""
-    if view == TABLE:
-        return Redactor(cards, "spectator", secret, keep_ids=True, own="recorder")
-    return Redactor(cards, view, secret)
 
 
 def _view_key(name: str) -> str:

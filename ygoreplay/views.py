@@ -42,6 +42,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import msgpack
 
+from .access import TABLE
 from .errors import InputError
 from .i18n import say
 from .cards import HIDDEN_CARD, HIDDEN_NAME, CardDB, CardFacts, CardType
@@ -343,11 +344,13 @@ def unseen(view: str, event: Event, state: DuelState | None) -> list[str]:
 
 
 class DeviceNames:
-    """What the card names a player's device writes stand for in the record.
+    """What the card names a player's device, or a witnessed duel's table (``access.TABLE``, its
+    recorder), writes stand for in the record.
 
     A player's view names every card by a name of its own (``_Names``: a keyed permutation of
-    each pile, fresh names for a pile it cannot follow), its own cards included; its board, its
-    frames and ``/actions`` give those names, and its device writes them. ``of`` is that view's
+    each pile, fresh names for a pile it cannot follow), its own cards included; the table's
+    (``redactor_of``) the record's ids, fresh names for a pile it cannot follow; its board, its frames and ``/actions`` give those names, and its
+    device writes them. ``of`` is that view's
     name of each record id at the head the entry is judged on (``Redactor.names.of``): ``record``
     turns an entry's names into record ids, field by field as ``_renamed`` renames the record
     for the view (the id fields, ``cause``, a ``cite``'s card, the cards ``shows``, ``seals`` and
@@ -373,8 +376,11 @@ class DeviceNames:
         (it may say what such a card is: its name, where it is)."""
         if not hidden:
             return self.say(text)
-        me = _PLAYERS[self.view]
         named = ", ".join(self.said.get(c, "?") for c in hidden)
+        if self.view == TABLE:
+            return say("the rules refuse it as the record stands: it names {named}, a card the table does not see, "
+                       "so the reason is the judge's (their view says it)", named=named)
+        me = _PLAYERS[self.view]
         return say("the rules refuse it as the record stands: it names {named}, a card that player {player} does "
                    "not see, so the reason is the judge's (their view says it)", named=named, player=me)
 
@@ -397,6 +403,11 @@ class DeviceNames:
 
     def _name(self, name: Any, where: str, event: Event, index: int) -> Any:
         card_id = self.meant.get(name) if isinstance(name, str) else None
+        if card_id is None and self.view == TABLE:
+            raise InputError(say("event {index} ({kind}): {where} names {name!r}, which is no card the table's view "
+                                 "knows: the table's recorder names each card as its board, its frames and /actions "
+                                 "name it; nothing was written", index=index, kind=event.kind, where=where,
+                                 name=str(name)[:64]))
         if card_id is None:
             raise InputError(say("event {index} ({kind}): {where} names {name!r}, which is no card {view}'s view "
                                  "knows: a player's device names each card as its own view names it (its board, its "
@@ -549,9 +560,12 @@ class _Names:
 _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
-class _Ids(_Names):
-    """A viewer's own record keeps the record's card ids: it has nothing to hide from itself, and
-    a card it lost track of is simply unknown to it (``recorded_by``)."""
+class _Kept(_Names):
+    """The table's names (``access.TABLE``, ``redactor_of``): each card by the record's id as it
+    is created (the table enters the duel: its decks, its Tokens), and the cards of a hidden pile
+    mixed named anew as a spectator's view names them. Kept, a card the table saw shown (Pot of
+    Greed), back in the hand, and Set by its player's device later, was Set under the very id the
+    table had seen shown."""
 
     def permuted(self, index: int, ids: list[str], pattern: str) -> None:
         for card_id in ids:
@@ -559,6 +573,11 @@ class _Ids(_Names):
 
     def token(self, index: int, card_id: str, owner: int) -> None:
         self.name(index, card_id, card_id)
+
+
+class _Ids(_Kept):
+    """A viewer's own record keeps the record's card ids: it has nothing to hide from itself, and
+    a card it lost track of is simply unknown to it (``recorded_by``)."""
 
     def mix(self, index: int, owner: int, ids: list[str]) -> list:
         return [index, sorted(ids), sorted(ids)]
@@ -588,14 +607,16 @@ class Redactor:
     ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
 
     def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False,
-                 full_scan: bool = False, own: str | None = None) -> None:
+                 full_scan: bool = False, own: str | None = None, mixes_named: bool = False) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         self.view = view
         self.key = key
         self.redaction = Redaction([], [], [], [], {}, set(cards) if view == "judge" else set())
         self.history = History(cards, audit=True)
-        self.names = (_Ids if keep_ids else _Names)(key, view)
+        # ``keep_ids``: the record's ids (``recorded_by``), and ``mixes_named``: but for the cards of
+        # a hidden pile mixed, named anew (the table's, ``redactor_of``)
+        self.names = (_Kept if mixes_named else _Ids if keep_ids else _Names)(key, view)
         # What ``_learn`` last looked at, so the next event looks only at what changed since (see
         # ``_Looked``); ``full_scan``: look at every card at every event (the tests' reference).
         self.looked: _Looked | None = None
@@ -664,6 +685,19 @@ class Redactor:
             looked.pending.update(dealt.values())        # ``deal`` may have forgotten them
         return ViewStep(index, view_event, out.disclosures[counts[0]:], out.renames[counts[1]:],
                         out.commitments[counts[2]:], out.codes - codes)
+
+
+def redactor_of(view: str, cards: CardDB, key: bytes) -> Redactor:
+    """What derives ``view`` (``VIEWS``, or the table's, ``access.TABLE``) from the record, with
+    the duel's secret ``key``: every face that reads a view, or turns its names into record ids
+    (``DeviceNames``), derives it here. The table's is the spectator's redaction in the record's
+    ids but where the spectator's view names a hidden pile's cards anew as it is mixed (``_Kept``:
+    a card the table saw, back in the hand and Set by its player's device, is no card the table can
+    tell), knowing too what the recorder's own entries named (a Trap it named as it was Set: its
+    page offers to activate it)."""
+    if view == TABLE:
+        return Redactor(cards, "spectator", key, mixes_named=True, own="recorder")
+    return Redactor(cards, view, key)
 
 
 def redact(events: list[Event], cards: CardDB, view: str, key: bytes) -> Redaction:
@@ -1033,14 +1067,7 @@ class ViewReplay:
                     card.code, card.facts = 0, state.unknown
         for olds, news in self.renamed.get(index, ()):        # one hidden pile mixed
             for old, new in zip(olds, news):
-                if old in state.cards and new == old:
-                    # a view in the record's ids (the table's, ``access.TABLE``) keeps each name, and
-                    # loses track of the card all the same: the card shown as Pot of Greed, back in
-                    # the hand, kept its face there, and a device's Set of it was Pot of Greed on the
-                    # scorekeeper's board
-                    card = state.cards[old]
-                    card.code, card.facts = 0, state.unknown
-                elif old in state.cards and new not in state.cards:
+                if old in state.cards and new not in state.cards:
                     card = state.rename_card(old, new)
                     card.code, card.facts = 0, state.unknown
 

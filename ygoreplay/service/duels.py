@@ -141,7 +141,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     with the token's role (``entered_by``), and the answer lists the ``flags`` of the events
     stored (rules broken and kept): to a player's device, as its own view finds them (its frames'),
     never the record's, which may name a card of the other player's it does not see. A player's
-    device names every card as its own view does (its board, frames, ``/actions``): each name is
+    device, and a witnessed duel's recorder (the table's view, ``application.names_view``), names
+    every card as its own view does (its board, frames, ``/actions``): each name is
     turned into the record's card id by that view's names (``views.DeviceNames``), a name the
     view does not know refused (400). A turn change that looks entered twice (two devices at one
     table, ``application.repeated_turn``) is ``428 {"error", "message", "message_translated", "confirm"}``
