@@ -1,5 +1,5 @@
 """A big round read again opens none of its duels (#25, nineteenth pass, svc19): the duels a round's
-reading reads are held by the hub (``Hub.get``'s ``held_for``) past ``IDLE_DUELS``. A 500-table
+reading reads are held by the hub (``Hub.get``'s ``held``) past ``IDLE_DUELS``. A 500-table
 round read ~375 recording duels, more than the hub kept idle (256), and its own reading evicted
 the duels it read next: every reading after a change opened ~120 of them again (~1 ms each, most
 of the change's CPU)."""
@@ -42,11 +42,11 @@ def test_a_reading_no_longer_read_holds_its_duels_no_more(store, monkeypatch):  
     monkeypatch.setattr(live, "IDLE_DUELS", 1)
     a, b, c = (_recorded(store, 4) for _ in range(3))
     hub = Hub(store)
-    hub.get(a, held_for="round-1")
-    hub.get(b, held_for="round-1")
+    hub.get(a, held=True)
+    hub.get(b, held=True)
     hub.get(c)
     assert set(hub.duels) == {a, b, c}                # held, over the one idle duel kept
-    monkeypatch.setattr(live, "HELD_FOR", -1.0)       # round-1's reading is long past
+    monkeypatch.setattr(live, "HELD_FOR", -1.0)       # the round's reading is long past
     d = _recorded(store, 4)
     hub.get(d)
     assert list(hub.duels) == [d]

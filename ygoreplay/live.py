@@ -55,8 +55,13 @@ KEYFRAME_EVERY = 64
 #: Duels a process keeps in memory while nobody follows them (the least recently used go first).
 IDLE_DUELS = 256
 
-#: Seconds the duels a round's reading read stay held after its last reading (``Hub.get``'s ``held_for``).
+#: Seconds a duel a round's reading read stays held after that reading last read it (``Hub.get``'s ``held``).
 HELD_FOR = 600.0
+
+#: Duels held at most (the most recently read kept): a 1000-table round's reading reads ~750, and
+#: two such rounds read at once fit. Unbounded, whoever read every round's page (anyone may) every
+#: few minutes held every duel of every round in memory, past any eviction (issue 25, review19).
+HELD_DUELS = 2048
 
 #: A duel's verification is done again when what the view may see grew, or every this many seconds.
 VERIFY_TTL = 10.0
@@ -676,9 +681,9 @@ class Hub:
         self._reading: dict[str, bool] = {}   # duels being read in; True: notified again meanwhile
         self._notified: dict[str, int] = {}   # the length each duel being read in was last notified at
         self._stopping = threading.Event()
-        # what each reading that reads many duels at once holds (a round: its tables' duels), with
-        # when it last read: a duel held is never evicted as idle (``_evict``)
-        self._holds: dict[str, tuple[float, set[str]]] = {}
+        # each duel a reading that reads many at once read (a round's: its tables' duels), with when
+        # it last read it, the least recently read first: a duel held is not evicted as idle (``_evict``)
+        self._held: OrderedDict[str, float] = OrderedDict()
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -775,15 +780,15 @@ class Hub:
             if live is not None and live.count < count:
                 live.behind = max(live.behind, count)
 
-    def get(self, duel_id: str, held_for: str | None = None) -> LiveDuel:
-        """The duel as this process serves it. ``held_for``: a reading that reads many duels
-        each time it reads (a round's, by its id), which holds this one as long as it reads
-        within ``HELD_FOR`` seconds: a 500-table round read ~375 duels, past ``IDLE_DUELS``, and
-        its own reading evicted the duels it read next, so every reading opened ~120 of them
+    def get(self, duel_id: str, held: bool = False) -> LiveDuel:
+        """The duel as this process serves it. ``held``: read by a reading that reads many duels
+        each time it reads (a round's), which holds it as long as it is read within ``HELD_FOR``
+        seconds (``HELD_DUELS`` at most): a 500-table round read ~375 duels, past ``IDLE_DUELS``,
+        and its own reading evicted the duels it read next, so every reading opened ~120 of them
         again (~1 ms each: most of a change's CPU; issue 25)."""
         with self._lock:
-            if held_for is not None:
-                self._hold(held_for).add(duel_id)
+            if held:
+                self._hold(duel_id)
             live = self.duels.get(duel_id)
             if live is not None:
                 self.duels.move_to_end(duel_id)
@@ -844,18 +849,19 @@ class Hub:
                 del self.matches[old]
         return live
 
-    def _hold(self, reading: str) -> set[str]:
-        """The duels ``reading`` holds, its time renewed (under ``_lock``)."""
-        now = self._let_go()
-        held = self._holds[reading] = (now, self._holds.get(reading, (now, set()))[1])
-        return held[1]
+    def _hold(self, duel_id: str) -> None:
+        """Hold ``duel_id``, read now; the least recently read let go past ``HELD_DUELS`` (under ``_lock``)."""
+        self._held[duel_id] = time.monotonic()
+        self._held.move_to_end(duel_id)
+        while len(self._held) > HELD_DUELS:
+            self._held.popitem(last=False)
 
-    def _let_go(self) -> float:
-        """Let go the holds not renewed within ``HELD_FOR`` seconds; now (under ``_lock``)."""
+    def _let_go(self) -> None:
+        """Let go the duels no reading read within ``HELD_FOR`` seconds: a finished game's duel a
+        round's page reads no more, a round no one reads (under ``_lock``)."""
         now = time.monotonic()
-        for other in [k for k, (when, _) in self._holds.items() if now - when > HELD_FOR]:
-            del self._holds[other]
-        return now
+        while self._held and now - next(iter(self._held.values())) > HELD_FOR:
+            self._held.popitem(last=False)
 
     def _evict(self) -> None:
         """Forget the least recently used duels nobody follows, writes or holds, past ``IDLE_DUELS``
@@ -863,9 +869,7 @@ class Hub:
         idle = [d for d, live in self.duels.items() if not live.followers and not live.writing]
         if len(idle) > IDLE_DUELS:
             self._let_go()                # a reading long past holds nothing: its duels are idle again
-            if self._holds:
-                held = set().union(*(duels for _, duels in self._holds.values()))
-                idle = [d for d in idle if d not in held]
+            idle = [d for d in idle if d not in self._held]
         for duel_id in idle[:max(0, len(idle) - IDLE_DUELS)]:
             del self.duels[duel_id]
 

@@ -123,18 +123,18 @@ def _status(service: Service, round_id: str) -> dict:
         try:
             rows = service.hub.cache.get((round_id, "rows"), TableRows, lambda _rows: ROWS_BYTES)
             return service.hub.cache.get(key, lambda: status(service.store, round_id,
-                                                             lambda duel: _seen(service, duel, round_id), anyone=True,
+                                                             lambda duel: _seen(service, duel), anyone=True,
                                                              rows=rows),
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
             raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
 
 
-def _seen(service: Service, duel_id: str, round_id: str) -> list[Record]:
+def _seen(service: Service, duel_id: str) -> list[Record]:
     """The duel's events a spectator may see now (none of a duel not there, or altered: the
     round's page shows its other tables), the duel held for the round's next reading."""
     try:
-        live = service.hub.get(duel_id, held_for=round_id)
+        live = service.hub.get(duel_id, held=True)
     except (StoreError, VerificationError):
         return []
     return live.records[:live.visible("spectator")]

@@ -1,0 +1,69 @@
+"""Review of the nineteenth pass's merge (#25, review19): what was found and fixed, what was
+tried and held.
+
+Found, fixed:
+
+- svc19's holds (``Hub.get``'s held duels) had no bound: every round's reading held every duel it
+  read for ``HELD_FOR`` seconds past any eviction, so whoever read every round's page (anyone may:
+  ``/rounds/{id}.json``) every few minutes kept every duel of every round in memory; and a round
+  read on and on (its page followed) held every duel it had ever read, a finished game's too, for
+  as long as it was read. Now each duel is held from when a reading last read it, within
+  ``HELD_FOR``, ``HELD_DUELS`` at most (the least recently read let go first).
+
+Tried and held (no change): see the report of review19 (the table's names at every door, the
+match's witness at every write, the organiser key's kept public half).
+"""
+from __future__ import annotations
+
+import types
+
+from test_release import store  # noqa: F401  (fixture)
+from test_live_vouched import _recorded
+from ygoreplay import live
+from ygoreplay.live import Hub
+
+
+def _held(hub: Hub, duel_id: str) -> None:
+    # as a round's reading reads each of its duels; ``held_for`` on main, ``held`` here
+    try:
+        hub.get(duel_id, held=True)
+    except TypeError:
+        hub.get(duel_id, held_for=f"round of {duel_id}")
+
+
+def test_the_duels_held_by_readings_are_bounded(store, monkeypatch):  # noqa: F811
+    """Four rounds' readings, each holding one duel, the hub keeping one idle duel and holding two:
+    the two least recently read are let go (on main all four stayed, with any number of rounds)."""
+    monkeypatch.setattr(live, "IDLE_DUELS", 1)
+    monkeypatch.setattr(live, "HELD_DUELS", 2, raising=False)
+    duels = [_recorded(store, 4) for _ in range(5)]
+    hub = Hub(store)
+    for duel in duels[:4]:
+        _held(hub, duel)
+    hub.get(duels[4])
+    assert set(hub.duels) == {duels[2], duels[3], duels[4]}
+
+
+def test_a_duel_a_reading_no_longer_reads_is_let_go_though_it_reads_on(store, monkeypatch):  # noqa: F811
+    """A round's page read on and on holds the duels it reads now, not one it read once (a
+    finished game's): past ``HELD_FOR`` since it was last read, that duel is idle again (on main
+    the round's reading renewed every duel it had ever read)."""
+    clock = [1000.0]
+    monkeypatch.setattr(live, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(live, "IDLE_DUELS", 1)
+    old, now, other = (_recorded(store, 4) for _ in range(3))
+    hub = Hub(store)
+    try:
+        hub.get(old, held=True)
+        clock[0] += live.HELD_FOR / 2
+        hub.get(now, held=True)
+        clock[0] += live.HELD_FOR / 2 + 1          # ``old`` not read for longer than HELD_FOR
+        hub.get(now, held=True)
+    except TypeError:                               # main: one reading, its hold renewed as a whole
+        hub.get(old, held_for="round")
+        clock[0] += live.HELD_FOR / 2
+        hub.get(now, held_for="round")
+        clock[0] += live.HELD_FOR / 2 + 1
+        hub.get(now, held_for="round")
+    hub.get(other)
+    assert set(hub.duels) == {now, other}
