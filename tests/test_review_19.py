@@ -10,17 +10,25 @@ Found, fixed:
   as long as it was read. Now each duel is held from when a reading last read it, within
   ``HELD_FOR``, ``HELD_DUELS`` at most (the least recently read let go first).
 
+- The scorekeeper's LP sheet (``/duels/{id}/lp-sheet`` with a witnessed duel's recorder token:
+  the table's view) carried the head of a chain from a root of the table's own over the table's
+  names (``exchange.sheet_head`` given the table's view): no file anyone is given holds that
+  chain, so the paper both players sign tied to nothing (``verify --against`` found no file it
+  names). It now carries the head of the file the table is given (a spectator's, ``access.filed_as``).
+
 Tried and held (no change): see the report of review19 (the table's names at every door, the
 match's witness at every write, the organiser key's kept public half).
 """
 from __future__ import annotations
 
+import re
 import types
 
-from test_release import store  # noqa: F401  (fixture)
+from test_release import auth, client, store  # noqa: F401  (fixtures: an in-process service)
 from test_live_vouched import _recorded
 from ygoreplay import live
 from ygoreplay.live import Hub
+from ygoreplay.replay_file import loads
 
 
 def _held(hub: Hub, duel_id: str) -> None:
@@ -67,3 +75,17 @@ def test_a_duel_a_reading_no_longer_reads_is_let_go_though_it_reads_on(store, mo
         hub.get(now, held_for="round")
     hub.get(other)
     assert set(hub.duels) == {now, other}
+
+
+def test_the_tables_lp_sheet_carries_its_own_files_head(client):  # noqa: F811
+    """The scorekeeper's LP sheet (a witnessed duel's recorder: the table's view) is the paper both
+    players sign; its head ties it to a file (``exchange.sheet_head``: a view's paper carries its
+    own file's head). The table's file is a spectator's (``access.filed_as``), but its sheet
+    carried the head of a chain from a root of the table's own over the table's names: a file no
+    one is ever given, so the signed paper tied to nothing."""
+    from test_attack_25aw import _table
+    duel, recorder = _table(client)
+    page = client.get(f"/duels/{duel['id']}/lp-sheet", headers=auth(recorder))
+    assert page.status_code == 200, page.text
+    kept = loads(client.get(f"/duels/{duel['id']}/replay.ygr", headers=auth(recorder)).content)
+    assert re.findall(r"\b[0-9a-f]{64}\b", page.text) == [kept.chain[-1].hex()]

@@ -8,11 +8,13 @@ import gzip
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from ..access import filed_as
 from ..exchange import sheet_head
 from ..live import LiveDuel
 from ..lpsheet import LPSheet, sheet_of, to_csv, to_html
 from ..round_pages import POLICY
 from ..rounds import match_details
+from ..views import redact
 from .common import VIEW, Caller
 from .core import DuelCaller, Service, ServiceDep
 
@@ -32,10 +34,16 @@ def _sheet(service: Service, live: LiveDuel, view: str, visible: int, match: dic
         events, cards = [r.event for r in live.records[:visible]], live.cards
     else:
         events, cards = live_view.fold.events[:visible], live_view.fold.cards
+    # the head of the file the reader is given of these events (``LiveDuel.replay_file``): the
+    # table's is a spectator's (``access.filed_as``), its events in a spectator's names; the head
+    # of a chain of the table's own tied the paper the players sign to a file no one is given
+    filed = filed_as(view)
+    chained = events if filed == view else redact([r.event for r in live.records[:visible]], live.cards, filed,
+                                                   live.header.secret).events
     return sheet_of(events, cards, view, disclosures=[d for s in steps for d in s.disclosures],
                     renames=[r for s in steps for r in s.renames], times=[s.time for s in steps],
                     duel_id=live.id, title=live.header.title,
-                    head=sheet_head(view, live.header.root, events, [r.recorded for r in live.records[:visible]],
+                    head=sheet_head(filed, live.header.root, chained, [r.recorded for r in live.records[:visible]],
                                     live.records[visible - 1].hash) if visible else None,
                     match=match)
 
