@@ -195,14 +195,14 @@ def test_an_altered_duel_is_no_spectators_and_hides_its_branches_not_the_rest(tm
         branch = store.branch(parent, 3)
         store.attach(branch, "access", {"visibility": "public"})
         service = Service(store, "0" * 64)
-        assert (service.events_seen(parent), len(_seen(service, parent, "r"))) == (4, 4)
+        assert (service.events_seen(parent), len(_seen(service, parent))) == (4, 4)
         assert not service.hub.get(branch).hidden_by_parent()
         _retitle(url, parent)
     with Store(url) as store:
         service = Service(store, "0" * 64)
-        assert (service.events_seen(parent), _seen(service, parent, "r")) == (0, [])
+        assert (service.events_seen(parent), _seen(service, parent)) == (0, [])
         assert service.hub.get(branch).hidden_by_parent() and service.events_seen(branch) == 0
-        assert (service.events_seen(other), len(_seen(service, other, "r"))) == (4, 4)
+        assert (service.events_seen(other), len(_seen(service, other))) == (4, 4)
 
 
 def test_the_last_signed_anchor_vouches_for_every_event_before_it(tmp_path):

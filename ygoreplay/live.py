@@ -26,7 +26,7 @@ import msgpack
 
 from . import i18n
 from .i18n import say
-from .access import TABLE, Access, filed_as
+from .access import Access, filed_as
 from .board import board
 from .cache import Cache
 from .card_names import card_name
