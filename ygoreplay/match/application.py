@@ -13,7 +13,7 @@ from ..decks import Banlist, Deck
 from ..errors import InputError
 from ..events import Event, from_dict
 from ..jsonl import dumps, read_events, write_events
-from ..receipts import Witness, issue
+from ..receipts import Witness, issue_all
 from ..state import Violation
 from ..store import Store
 from ..i18n import say
@@ -56,10 +56,8 @@ def witness_heads(store: Store, witness: Witness | None, heads: Iterable[tuple[s
     round's, ``POST /matches``), its later events, each duel its game end closed, each duel it
     made. Unwitnessed, a match cut back (its game end, a penalty deleted with its anchor) or
     deleted whole was found by no ``verify --witness``, nor the duel's end it wrote."""
-    if witness is None:
-        return
-    for stream, events, head in heads:
-        issue(store, stream, events, head, witness)
+    if witness is not None:
+        issue_all(store, heads, witness)
 
 
 def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
