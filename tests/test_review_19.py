@@ -21,8 +21,24 @@ Found, fixed:
   commit synced once a table (300 tables: 5.9 s wall, 0.68 s CPU; now 0.75 s and 0.25 s). The heads
   of one write go to the witness in one transaction (``receipts.issue_all``, ``Witness.record``).
 
-Tried and held (no change): see the report of review19 (the table's names at every door, the
-match's witness at every write, the organiser key's kept public half).
+Tried and held (no change):
+
+- tableids19: every duel door the table's recorder reads (state, frames, events, cards, actions,
+  board.svg/png, diff, follow, tree, replay.ygr; a match's replay.ygr, state and follow through
+  ``access.view_of``) derives the table's names from ``views.redactor_of``; its writes (a token,
+  raw ``/events``, a match's recorder token seated) are turned by ``names_view`` (the judge, a
+  machine's recorder and ``--by recorder`` write record ids); a name of another view or one the
+  table knew before a mix is refused; the recorder page's queue sends ``expected`` (names pinned to
+  their head). The first append in record ids: only a writer of ``duel_started`` writes there, and
+  no card has an identity before it.
+- attack25ba: every match write (``match.commands.record``, ``POST /matches``, a round, ``round
+  time``) checks ``receipts.not_behind`` and gives its heads to the witness, SQLite and PostgreSQL.
+- fold19: a cache file planted, stale (another key), a link or a pipe in its place, a key in a
+  read-only folder: the MAC made with the seed decides, a failed write derives the half again.
+  ``_hmac_pads`` equals ``hmac.digest`` (its key is always 32 bytes). ``Head.signed`` copies a
+  frozen dataclass's fields (no cached field to carry over).
+- judge19: a snapshot without ``flip_uses`` loads with none used (lenient: it lets a Flip
+  effect through, never refuses one).
 """
 from __future__ import annotations
 
