@@ -11,7 +11,7 @@ import functools
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from .errors import InputError
 
@@ -122,10 +122,62 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *
     except FileExistsError:
         raise
     except OSError as exc:
-        raise InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written") from None
+        raise _unwritten(target, exc) from None
     finally:
         _remove(temp)
     return len(data)
+
+
+def rewrite(path: str | os.PathLike[str], change: Callable[[Path], bytes], mode: int = 0o644, *,
+            waiting: Callable[[], object] | None = None) -> int:
+    """Replace ``path`` whole by what ``change`` makes of it, one writer at a time; the size written.
+
+    Every read-modify-write of a file (a match file's appends) goes through here: ``write_atomic``
+    alone leaves whole files, but two writers that each read the old file and rename their own
+    over it lose the first's change, both saying ok. The lock is an exclusive ``flock`` on
+    ``.NAME.lock`` beside the file (not on the file: the rename replaces it, and a lock on the old
+    inode would hold no one back), held from before the read to after the rename. ``change`` is
+    called with the file's path once the lock is held and reads the file then (what was read
+    before it may be stale: a caller that judged its change on an earlier read checks that read
+    is still the file's, else raises ``ConflictError``); whatever it raises, nothing is written.
+    ``waiting`` is called once when another writer holds the lock, before waiting for it.
+    InputError as ``write_atomic`` (also where no lock is kept: unlocked, an append could be lost)."""
+    target = _target(path)
+    lock, fd = target.with_name(f".{target.name}.lock"), None
+    try:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            _lock(fd, waiting)
+        except OSError as exc:
+            raise _unwritten(target, exc) from None
+        return write_atomic(target, change(target), mode)
+    finally:
+        if fd is not None:
+            os.close(fd)                    # closing the lock file's only descriptor unlocks it
+
+
+def _lock(fd: int, waiting: Callable[[], object] | None) -> None:
+    """Take the exclusive lock of the open lock file ``fd``: at once if no one holds it, else
+    after ``waiting`` is told, for as long as its holder takes (a writer holds it for one write).
+    OSError where no lock is kept (a network file system without them; on Windows, after ten
+    seconds of waiting)."""
+    try:
+        from fcntl import LOCK_EX, LOCK_NB, flock
+    except ImportError:                     # Windows: the lock file's first byte
+        from msvcrt import LK_LOCK, LK_NBLCK, locking
+        try:
+            locking(fd, LK_NBLCK, 1)
+        except OSError:
+            if waiting is not None:
+                waiting()
+            locking(fd, LK_LOCK, 1)
+        return
+    try:
+        flock(fd, LOCK_EX | LOCK_NB)
+    except BlockingIOError:
+        if waiting is not None:
+            waiting()
+        flock(fd, LOCK_EX)
 
 
 def write_pending(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> tuple[str, Path]:
@@ -236,11 +288,16 @@ def _write_temp(target: Path, data: bytes, mode: int, *, sync: bool) -> str:
         done, temp = temp, None
         return done
     except OSError as exc:
-        raise InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written") from None
+        raise _unwritten(target, exc) from None
     finally:
         if fd is not None:
             os.close(fd)
         _remove(temp)
+
+
+def _unwritten(target: Path, exc: OSError) -> InputError:
+    """Why ``target`` was not written (no room, no permission, no lock), nothing written."""
+    return InputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was written")
 
 
 def _remove(temp: str | None) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 
@@ -22,13 +22,22 @@ if TYPE_CHECKING:
     from ..state import DuelState
 
 
-def _add(path: str, events: list[Event], cards: tuple[str, ...] = ()) -> MatchState:
+def _add(path: str, events: list[Event], cards: tuple[str, ...] = (), read: MatchState | None = None) -> MatchState:
+    """Append ``events`` to the match file; ``read``: the match they were made from, which the
+    file must still be (else a conflict, nothing written: ``append_to_file``'s ``expected``)."""
     from ..card_sources import card_lookup
     from ..match import application as app
-    state = app.append_to_file(path, events, card_lookup(cards))
+    state = app.append_to_file(path, events, card_lookup(cards), expected=read.index if read else None,
+                               waiting=_waiting(path))
     for ev in events:
         echo(f"{path}: #{state.index - len(events) + events.index(ev)} {ev.kind}")
     return state
+
+
+def _waiting(path: str) -> Callable[[], None]:
+    """What says on stderr that another writer holds the match file, while this one waits for it."""
+    return lambda: echo(t("{path}: another command is writing this match file; waiting for it", path=path),
+                          err=True)
 
 
 def _event(kind: str, **fields) -> Event:
@@ -124,7 +133,7 @@ def add_duel(match_path: str, duel: str, first_player: int | None, chosen_by: in
     if first_player is None:
         raise click.UsageError(t("--first is needed: the duel is not a file beside the match"))
     _add(match_path, [_event("game_started", game=game, duel=duel, first_player=first_player, chosen_by=chosen_by,
-                             extra_duel=extra_duel or None)] + ending, cards)
+                             extra_duel=extra_duel or None)] + ending, cards, state)
 
 
 def _duel_file(match_path: str, duel: str, cards: tuple[str, ...]) -> tuple[list[Event], DuelState] | None:
@@ -159,7 +168,7 @@ def end_duel(match_path: str, winner: str, how: str, cards: tuple[str, ...]) -> 
     found = _duel_file(match_path, playing.duel, cards) if playing is not None else None
     if found is not None:
         check_ending(playing, standing(found[1], state.players), ev, state.index)
-    _add(match_path, [ev], cards)
+    _add(match_path, [ev], cards, state)
 
 
 @match.command(name="side")
@@ -191,7 +200,8 @@ def call_time(match_path: str, clock: str, turn: int | None, phase: str | None, 
     from ..match import application as app
     state = app.state_of(match_path, card_lookup(()))
     game = state.current.number if state.current else None
-    _add(match_path, [_event("time_called", clock=clock, game=game, turn=turn, phase=phase, turn_player=turn_player)])
+    _add(match_path, [_event("time_called", clock=clock, game=game, turn=turn, phase=phase, turn_player=turn_player)],
+         read=state)
 
 
 @match.command(name="extra-turn")
@@ -204,7 +214,8 @@ def extra_turn(match_path: str, turn: int) -> None:
     state = app.state_of(match_path, card_lookup(()))
     game = state.current
     number = game.number if game else len(state.games)
-    _add(match_path, [_event("extra_turn_started", game=number, n=(game.extra_turns if game else 0) + 1, turn=turn)])
+    _add(match_path, [_event("extra_turn_started", game=number, n=(game.extra_turns if game else 0) + 1, turn=turn)],
+         read=state)
 
 
 @match.command(name="decide")
@@ -218,7 +229,8 @@ def decide(match_path: str, lp: tuple[int, int], stage: str | None, turn: int | 
     from ..card_sources import card_lookup
     from ..match import application as app
     state = app.state_of(match_path, card_lookup(()))
-    _add(match_path, [_event("game_decided", **app.decision(state, {"lp": list(lp), "stage": stage, "turn": turn}))])
+    _add(match_path, [_event("game_decided", **app.decision(state, {"lp": list(lp), "stage": stage, "turn": turn}))],
+         read=state)
 
 
 @match.command(name="penalty")
@@ -276,7 +288,7 @@ def result(match_path: str, as_json: bool) -> None:
     from ..match.sentences import describe_result as _describe_result
     state = app.state_of(match_path, card_lookup(()))
     ev = app.result_event(state)
-    app.append_to_file(match_path, [ev], card_lookup(()))
+    app.append_to_file(match_path, [ev], card_lookup(()), expected=state.index, waiting=_waiting(match_path))
     data = ev.to_dict()
     echo(json.dumps(data) if as_json else f"{match_path}: {_describe_result(data, state)}")
 

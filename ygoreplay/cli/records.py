@@ -428,18 +428,23 @@ def release_command(duel: str, store_url: str | None) -> None:
 
 def _duel_or_match(store: Store, spec: str) -> str:
     """A stored duel's id from ``spec`` (as every command takes one), else a match's: the
-    organiser's release is both's. A prefix that names a duel and a match is refused, naming
-    both: a release is for good (what it hid is every reader's), so a prefix typed for a match
-    never releases a duel that happens to share it."""
+    organiser's release is both's, and ``verify`` checks both as the service does. A prefix that
+    names a duel and a match is refused, naming both: a release is for good (what it hid is every
+    reader's), so a prefix typed for a match never releases a duel that happens to share it."""
     from ..errors import StoreError
+    try:
+        duel = resolve(store, spec)
+    except StoreError as no_duel:
+        try:
+            return store.resolve(spec, "match")
+        except StoreError:
+            raise no_duel from None                  # neither: why not, as resolve says it
+    if duel == spec:                                 # a whole id is one stream's: no match listed for it
+        return duel
     try:
         match = store.resolve(spec, "match")
     except StoreError:
-        return resolve(store, spec)                  # a duel's, or why not (resolve says it)
-    try:
-        duel = resolve(store, spec)
-    except StoreError:
-        return match
+        return duel
     raise InputError(t("{spec!r} names duel {duel} and match {match}: give more characters of the id; nothing "
                        "was written", spec=spec, duel=duel, match=match))
 
@@ -638,8 +643,8 @@ def rollback(duel: str, to: int, judge: str, reason: str, expected: int | None, 
 @store_option
 def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, ...], witness_url: str | None,
            keys: tuple[str, ...], store_url: str | None) -> None:
-    """Check a stored duel or a .ygr file end to end: hash chain, anchors, signature by a trusted key;
-    and that the store is not behind a receipt or its witness."""
+    """Check a stored duel or match, or a .ygr file, end to end: hash chain, anchors, signature by a
+    trusted key; and that the store is not behind a receipt or its witness."""
     from ..application import Records, trusted_keys
     from ..receipts import read_receipts
     from ..replay_file import read as read_replay
@@ -693,7 +698,7 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     kept = read_receipts(receipts)
     with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
-        duel_id = resolve(store, duel)
+        duel_id = _duel_or_match(store, duel)     # a match's, as the service's /matches/ID/verify
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:
             raise InputError(t("none of the {count} receipt(s) given is for duel {duel_id}",

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..access import Access
 from ..card_sources import facts_of
 from ..cards import CardFacts
 from ..decks import Banlist, Deck
-from ..errors import InputError
+from ..errors import ConflictError, InputError
 from ..events import Event, from_dict
+<<<<<<< HEAD
 from ..jsonl import dumps, read_events, write_events
 from ..receipts import Witness, issue_all
+=======
+from ..files import mode_for, read_limited, rewrite, write_atomic
+from ..jsonl import MAX_FILE_SIZE, dumps, loads_events, read_events
+from ..receipts import Witness, issue
+>>>>>>> matchlock19
 from ..state import Violation
 from ..store import Store
 from ..i18n import say
@@ -67,28 +73,49 @@ def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFact
 
 
 def create_file(path: str | Path, events: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
-    """A new match file of ``events``, checked first; an existing file is never replaced."""
+    """A new match file of ``events``, checked first; an existing file is never replaced, nor one
+    another process made meanwhile (``files.write_atomic``'s ``exclusive``: two ``match start``
+    of one file at once wrote both, the later replacing the earlier's decklists)."""
     path = Path(path)
     if path.exists():
         raise InputError(say("{path}: exists already; a match file is started once", path=path))
     state = judged([], events, cards)
-    write_events(path, events)
+    try:
+        write_atomic(path, dumps(events).encode("utf-8"), mode_for("judge"), exclusive=True)
+    except FileExistsError:
+        raise InputError(say("{path}: exists already; a match file is started once", path=path)) from None
     return state
 
 
-def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:
+def append_to_file(path: str | Path, added: list[Event], cards: Mapping[int, CardFacts], *,
+                   expected: int | None = None, waiting: Callable[[], object] | None = None) -> MatchState:
     """Check ``added`` after the match file's events and write the file whole with them, or,
-    when one is refused, raise its RuleViolation and write nothing."""
+    when one is refused, raise its RuleViolation and write nothing.
+
+    One writer at a time (``files.rewrite``): the file is read once its lock is held, so what
+    another process appended meanwhile is kept, and ``added`` judged after it (two appends at
+    once each read the old file and the later rename dropped the other's events, both saying
+    ok). ``expected``: how many events the caller read when it made ``added`` of them
+    (``state_of``: a duel's number, a decision, the result); a file that holds other than that
+    by now is a ConflictError, nothing written, as a store's append at a stale position is.
+    ``waiting`` is called when another writer holds the file, before waiting for it."""
     path = Path(path)
-    events = read_events(path, getattr(cards, "passcode", None))
-    if not is_match(events):
-        raise InputError(say("{path}: not a match file (it does not begin with match_started)", path=path))
-    state = judged(events, added, cards)
-    text = path.read_text(encoding="utf-8")
-    from ..files import mode_for, write_atomic
-    write_atomic(path, (text if text.endswith("\n") or not text else text + "\n").encode("utf-8")
-                 + dumps(added).encode("utf-8"), mode_for("judge"))     # both decklists: the judge's
-    return state
+    after: list[MatchState] = []
+
+    def change(target: Path) -> bytes:
+        data = read_limited(target, MAX_FILE_SIZE, "match file")
+        events = loads_events(data, str(path), getattr(cards, "passcode", None))
+        if not is_match(events):
+            raise InputError(say("{path}: not a match file (it does not begin with match_started)", path=path))
+        if expected is not None and len(events) != expected:
+            raise ConflictError(say("{path}: the match file changed since this command read it ({expected} "
+                                    "events, now {count}): another writer added to it; nothing was written, "
+                                    "run the command again", path=path, expected=expected, count=len(events)))
+        after.append(judged(events, added, cards))
+        return data + (b"\n" if data and not data.endswith(b"\n") else b"") + dumps(added).encode("utf-8")
+
+    rewrite(path, change, mode_for("judge"), waiting=waiting)      # both decklists: the judge's
+    return after[0]
 
 
 def state_of(path: str | Path, cards: Mapping[int, CardFacts]) -> MatchState:
