@@ -12,14 +12,9 @@ from ..cards import CardFacts
 from ..decks import Banlist, Deck
 from ..errors import ConflictError, InputError
 from ..events import Event, from_dict
-<<<<<<< HEAD
-from ..jsonl import dumps, read_events, write_events
-from ..receipts import Witness, issue_all
-=======
 from ..files import mode_for, read_limited, rewrite, write_atomic
 from ..jsonl import MAX_FILE_SIZE, dumps, loads_events, read_events
-from ..receipts import Witness, issue
->>>>>>> matchlock19
+from ..receipts import Witness, issue_all
 from ..state import Violation
 from ..store import Store
 from ..i18n import say
