@@ -30,6 +30,13 @@ Refused under the wrong rule:
   right flip is recorded before the Damage Step. Only refused records change their rule: the
   accepted ones (and the 100 real EDOPro duels) are as before.
 
+Let through though illegal:
+
+* XMAT-02 ("Xyz materials are not cards on the field"): a material under its Xyz monster
+  recorded sent to the GY "destroyed" by an effect (Celtic Guardian under Utopia) was accepted;
+  EDOPro's ``card::is_destructable`` returns FALSE for a card with an ``overlay_target``. A
+  material is detached (XMAT-01) or leaves with its monster (NIS-05), never destroyed.
+
 Probed and found right (kept out of the suite: they pass on the baseline): the attacker turned to
 Defense Position by an effect in the Battle Step or the Damage Step, then the End Step (accepted:
 EDOPro cancels it), and damage calculated after it (POS-03); control of the attacker or the target
@@ -38,7 +45,8 @@ the Damage Step, then the End Step (NIS-03: the battle goes on); the Set target 
 Defense (accepted) or turned face-up Attack by an effect (accepted) in the Damage Step; a face-down
 Attack target calculated without a recorded flip (judged flipped face-up); a Set monster not in
 the battle flipped with no cause (POS-07: a manual change by the turn player, who does not control
-it, is the right reading there).
+it, is the right reading there); an Xyz material targeted by Mystical Space Typhoon (XMAT-02),
+Utopia itself targeted (accepted), a material detached to the GY (accepted).
 
 Outside the record (no tests; coverage.py lists them ``outside``): DECK-12 (the legal printed
 languages, and sleeves in a mixed-language deck: the record names a card by passcode, one for
@@ -52,7 +60,7 @@ from __future__ import annotations
 from test_rule_scenarios_27 import ev
 from test_rules_battle import mon
 
-from duel import BATTLE_OX, VORSE, fold, position, refused_with
+from duel import BATTLE_OX, CELTIC, UTOPIA, VORSE, fold, position, refused_with
 
 DECLARED = [ev("phase_entered", phase="battle"), ev("step_entered", step="battle"),
             ev("attack_declared", player=0, attacker="vorse", target="ox")]
@@ -103,3 +111,22 @@ def test_nis_03_the_attacked_monster_is_flipped_in_the_damage_step() -> None:
     refused_with([attacked("set"), *DECLARED, turned("defense")], "NIS-03",
                  "is flipped face-up in the Damage Step, before damage calculation")
     assert fold(attacked("set"), *DECLARED, turned("defense", cause="effect")).cards["ox"].position == "defense"
+
+
+# == XMAT-02: an Xyz material is not destroyed =====================================================
+
+XYZ = position(None,
+               {"mzone": [{"code": UTOPIA, "id": "uto", "position": "attack",
+                           "materials": [{"code": CELTIC, "id": "m1"}, {"code": BATTLE_OX, "id": "m2"}]}]}, turn=4)
+
+
+def test_xmat_02_an_xyz_material_is_not_destroyed() -> None:
+    """XMAT-02 ("Xyz materials are not cards on the field"): Celtic Guardian, a material under
+    player 1's Utopia, recorded sent to the GY destroyed by an effect: refused. Before: accepted.
+    EDOPro's ``card::is_destructable`` refuses a card with an ``overlay_target``. Detached by
+    Utopia's cost it goes to the GY (XMAT-01); Utopia destroyed, its materials follow it there."""
+    destroyed = ev("card_moved", card="m1", to=[1, "gy"], reason="destroyed", cause="effect")
+    refused_with([XYZ, destroyed], "XMAT-02", "it is not destroyed")
+    state = fold(XYZ, ev("card_moved", card="m1", to=[1, "gy"], reason="detached", cause="uto"),
+                 ev("card_moved", card="uto", to=[1, "gy"], reason="destroyed", cause="effect"))
+    assert [state.cards[c].zone for c in ("m1", "m2", "uto")] == ["gy", "gy", "gy"]

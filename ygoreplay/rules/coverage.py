@@ -802,7 +802,7 @@ TABLE: tuple[Rule, ...] = (
              "rules/base.py rules/outcome.py rules/setup.py", "test_special_summons.py::test_xyz_01_xyz_summon_attaches_its_materials",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
     enforced("XMAT-02", "Xyz materials are not cards on the field: they activate none of their effects and are not targeted.",
-             "rules/chain.py",
+             "rules/chain.py rules/outcome.py",
              "test_rule_scenarios_31.py::test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates",
              "test_rule_scenarios_31.py::test_xmat_02_an_xyz_material_activates_none_of_its_effects"),
     # -- 21. Win, loss and draw ------------------------------------------------------------------
