@@ -194,8 +194,8 @@ def flip(card: str, to: str, player: int = 1) -> dict:
                  id="facedown-attack-to-attack"),
 ])
 def test_pos_04_the_record_may_state_the_flip_when_the_engine_makes_it(target, result, flipped_to):
-    """POS-04, BATTLE-12: the rules flip the attacked face-down monster in the Damage Step, before
-    damage calculation; a record may say so at that moment (EDOPro does), with no cause: it is
+    """POS-04, POS-02, BATTLE-12: the rules flip the attacked face-down monster in the Damage Step,
+    before damage calculation; a record may say so at that moment (EDOPro does), with no cause: it is
     neither a manual change (POS-07/09) nor an effect's, and damage calculation then uses it."""
     state = fold(battle([VORSE_], [target]), attack("vorse", target["id"]), DAMAGE,
                  flip(target["id"], flipped_to))
@@ -207,16 +207,18 @@ def test_pos_04_the_record_may_state_the_flip_when_the_engine_makes_it(target, r
 
 
 @pytest.mark.parametrize("events, rule, says", [
-    pytest.param([attack("vorse", "giant"), flip("giant", "defense")], "POS-09", "face-down -> face-up Defense",
+    pytest.param([attack("vorse", "giant"), flip("giant", "defense")], "NIS-03", "flipped face-up in the Damage Step",
                  id="before-the-damage-step"),
-    pytest.param([attack("vorse", "giant"), DAMAGE, flip("giant", "attack")], "SUM-10",
-                 "open game state", id="set-to-attack-is-no-flip-by-the-rules"),
+    pytest.param([attack("vorse", "giant"), DAMAGE, flip("giant", "attack")], "POS-04",
+                 "is flipped to face-up Defense Position", id="set-to-attack-is-no-flip-by-the-rules"),
     pytest.param([attack("vorse", "ox"), DAMAGE, flip("giant", "defense")], "POS-09",
                  "face-down -> face-up Defense", id="not-the-attack-target"),
 ])
 def test_pos_04_only_the_attack_target_is_flipped_by_the_rules(events, rule, says):
     """POS-04: only the attack's target, in the Damage Step, and only face-up in the position it
-    battles in (face-down Defense to face-up Defense); anything else needs an effect (POS-09)."""
+    battles in (face-down Defense to face-up Defense): the target flipped before the Damage Step
+    (NIS-03) or to another position (POS-04) is refused by the rule it breaks; any other monster
+    needs an effect (POS-09)."""
     board = battle([VORSE_], [mon("giant", GIANT_SOLDIER, "set"), OX])
     check_refused([board, *events], rule, says)
 

@@ -564,14 +564,15 @@ TABLE: tuple[Rule, ...] = (
     enforced("POS-01", "A monster is face-up Attack, face-up Defense or face-down Defense.",
              "rules/outcome.py rules/position.py rules/setup.py", "test_rules_zones.py::test_card_moved_basic_rules_allow",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
-    card_text("POS-02", "Face-down Attack arises only from special effects.",
-              "an event citing the effect may record it (GEN-01); an effect turns a monster face-down Attack in its "
-              "operation's code, not a fact read"),
+    enforced("POS-02", "Face-down Attack arises only from special effects; attacked, a monster in it becomes face-up Attack.",
+             "rules/position.py",
+             "test_rules_battle.py::test_pos_04_the_record_may_state_the_flip_when_the_engine_makes_it",
+             "test_rule_scenarios_35b.py::test_pos_02_no_other_position_for_an_attacked_face_down_attack_monster"),
     enforced("POS-03", "Only a face-up Attack Position monster attacks.", "rules/battle.py",
              "test_rules_battle.py::test_pos_03_attack_position_monster_attacks",
              "test_rules_battle.py::test_pos_03_defense_or_face_down_monster_cannot_attack"),
     enforced("POS-04", "A face-down Defense monster is hidden, cannot attack, and is flipped face-up when attacked, before damage calculation.",
-             "rules/chain.py", "test_rule_scenarios_31.py::test_a_card_whose_text_allows_it_activates_there_citing_it",
+             "rules/chain.py rules/position.py", "test_rule_scenarios_31.py::test_a_card_whose_text_allows_it_activates_there_citing_it",
              "test_rule_scenarios_31.py::test_a_card_activates_no_effect_where_it_is_hidden_or_unusable"),
     card_text("POS-05", "A face-down monster cannot pay a cost that needs a verifiable property; it may be Tributed.",
               "whether a cost names a property is in its cost function's code (the facts keep only that it has a cost); "
@@ -801,7 +802,7 @@ TABLE: tuple[Rule, ...] = (
              "rules/base.py rules/outcome.py rules/setup.py", "test_special_summons.py::test_xyz_01_xyz_summon_attaches_its_materials",
              "test_rules_zones.py::test_card_moved_basic_rules_refuse"),
     enforced("XMAT-02", "Xyz materials are not cards on the field: they activate none of their effects and are not targeted.",
-             "rules/chain.py",
+             "rules/chain.py rules/outcome.py",
              "test_rule_scenarios_31.py::test_xmat_02_a_detached_material_or_one_whose_text_allows_it_activates",
              "test_rule_scenarios_31.py::test_xmat_02_an_xyz_material_activates_none_of_its_effects"),
     # -- 21. Win, loss and draw ------------------------------------------------------------------
@@ -883,7 +884,7 @@ TABLE: tuple[Rule, ...] = (
              "rules/chain.py", "test_rules_effects.py::test_nis_02_segoc_mandatory_before_optional_turn_player_first",
              "test_rules_effects.py::test_nis_02_simultaneous_triggers_out_of_order_refused"),
     enforced("NIS-03", "The Damage Step's timings; damage calculation happens in the Damage Step, and a battle that goes on "
-             "does not leave it without one.", "rules/battle.py",
+             "does not leave it without one.", "rules/battle.py rules/position.py",
              "test_rules_battle.py::test_nis_03_damage_calculated_in_damage_step",
              "test_rules_battle.py::test_nis_03_battle_11_log_05_damage_calculation_refused"),
     enforced("NIS-04", "No Battle Phase on the first turn of the duel.", "rules/setup.py rules/turn.py",

@@ -164,6 +164,12 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         if attack is None or card.id not in attack.destroyed:
             fail(state, ev, "BATTLE-14", say("{name} was not destroyed by battle in the current damage calculation",
                                              name=card.name))
+    elif reason == "destroyed" and here == OVERLAY and card.host is not None:
+        # XMAT-02: under its Xyz monster a material is no card on the field, so none destroyed
+        # (EDOPro's ``card::is_destructable`` refuses a card with an ``overlay_target``)
+        fail(state, ev, "XMAT-02", say("{name} is an Xyz material: Xyz materials are not cards on the field, and it "
+                                       "is not destroyed (it is detached, or leaves with its Xyz monster)",
+                                       name=card.name))
     elif reason in REASONS_FROM:
         problem = reason_problem(card, reason, zone, state.resolving or ev.cause is not None,
                                  card_text.gy_redirected(state, zone))

@@ -35,6 +35,7 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
         return
     if ev.cause is None:
+        _check_attacked_flip(state, ev, card, new)
         _check_manual(state, ev, card, new)
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
     if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
@@ -58,6 +59,26 @@ def _attacked_face_down(state: DuelState, card, new: str) -> bool:
     attack = state.attack
     return (attack is not None and attack.target == card.id and not attack.calculated and state.step == "damage"
             and (card.position, new) in ((SET, DEFENSE), (FACEDOWN_ATTACK, ATTACK)))
+
+
+def _check_attacked_flip(state: DuelState, ev: PositionChanged, card, new: str) -> None:
+    """POS-02, POS-04, NIS-03: the face-down monster an attack targets, turned by no effect, is
+    turned by the rules, not by its controller's hand: face-down Attack to face-up Attack (POS-02:
+    "becomes face-up Attack when attacked"), face-down Defense to face-up Defense (POS-04: "when
+    attacked, it is flipped to face-up Defense before damage calculation"), in the Damage Step
+    (NIS-03). Any other such turn was judged a manual change by the turn player, who "does not
+    control" the attacked monster."""
+    attack = state.attack
+    if attack is None or attack.target != card.id or card.position not in FACE_DOWN:
+        return
+    if card.position == FACEDOWN_ATTACK and new != ATTACK:
+        fail(state, ev, "POS-02", say("{name}, attacked in face-down Attack Position, becomes face-up Attack "
+                                      "Position by the rules", name=card.name))
+    if card.position == SET and new != DEFENSE:
+        fail(state, ev, "POS-04", say("{name}, attacked in face-down Defense Position, is flipped to face-up "
+                                      "Defense Position by the rules", name=card.name))
+    fail(state, ev, "NIS-03", say("the attacked {name} is flipped face-up in the Damage Step, before damage "
+                                  "calculation", name=card.name))
 
 
 def _spell_trap_position(state: DuelState, ev: PositionChanged, card, new: str) -> None:
