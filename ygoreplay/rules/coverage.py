@@ -204,7 +204,7 @@ TABLE: tuple[Rule, ...] = (
     applied("MATCH-03", "A card that wins the match cannot undo a match already lost 2-0.",
             "a decided match takes no further duel (MATCH-01) and no event after its end (LOG-03); a card that wins is cited (GEN-01)"),
     enforced("MATCH-04", "One deck per tournament; only decklisted cards are used.",
-             "match/links.py match/rules.py",
+             "match/commands.py match/links.py match/rules.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_match_04_one_decklist_and_only_its_cards"),
     enforced("MATCH-05", "Each round starts from the registered deck; no siding before duel 1.",
