@@ -8,12 +8,24 @@
   the table saw, flagged LOG-10 for the judge and the card's owner (``rules.identity``): the
   table's answer and its view are the same either way; the owner's device sees the card as the
   table named it (to dispute the entry, LOG-02).
+* One shared token at a paper table (LOW–MEDIUM). A round's table had one code, the recorder's,
+  which both players' phones scanned (README, *Running a round*): its view, the table's, knows what
+  its own entries named, so a player naming his own Set card with it showed it on the other's
+  phone. A round's paper table now hands each seat its own link (``record.p0``/``record.p1``, as
+  ``POST /duels`` of a witnessed duel does: ``access.recorders_of``), printed on the QR sheet
+  under its player's name, and the recorder's page, opened with the table's code, tells players
+  to enter their own hidden cards with their seat's link.
 """
 from __future__ import annotations
 
-from test_release import auth, client, store  # noqa: F401  (fixtures: an in-process service)
+import pytest
+
+from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
 from test_attack_25aw import LUSTER, _table
 from test_device_names import board, post
+from test_browser import browser, service  # noqa: F401  (the fixtures: Debian's chromium, a served store)
+from test_match_service import MATCHES, lines
+from test_service import create
 
 POT = 55144522
 
@@ -49,3 +61,59 @@ def test_the_table_naming_a_hidden_card_learns_nothing_from_the_answer(client): 
                 # what the table saw stands: its owner's device sees the claim, to dispute it
                 assert board(client, duel["id"], token)["players"][1]["mzone"][2]["code"] == POT
     assert answers[POT] == answers[LUSTER] == (200, []), answers
+
+
+# -- each seat its own link ------------------------------------------------------------------------
+
+def test_a_paper_tables_seats_each_have_their_own_link_on_the_qr_sheet(client):  # noqa: F811
+    """One shared token at a paper table (LOW–MEDIUM): both players scanning the table's code read
+    the table's view, which knows what its own entries named; a player who named his own Set card
+    with it showed it on the other's phone. A round's paper table now hands each seat its own link
+    (``record.p0``/``record.p1``, as a witnessed duel's ``POST /duels`` does), printed on the QR
+    sheet under the player's name, opening the recorder's page as that player's device."""
+    made = client.post("/rounds?event=Regional&round=1", content="1,Yugi,Kaiba\n",
+                       headers={"Content-Type": "text/csv", **ORGANISER})
+    assert made.status_code == 201, made.text
+    table = made.json()["tables"][0]
+    tokens = table["tokens"]
+    assert table["record"] == {role: f"http://testserver/record/match/{table['match']}?token={tokens[role]}"
+                               for role in ("recorder", "p0", "p1")}
+    sheet = client.post("/rounds?event=Regional&round=2&page=qr", content="1,Yugi,Kaiba\n",
+                        headers={"Content-Type": "text/csv", **ORGANISER}).text
+    assert sheet.count("<svg") == 3 and 'id="table-1-p0"' in sheet and "Kaiba&#x27;s own phone" in sheet
+    assert 'id="seats"' in sheet
+    # between duels a seat's link opens its player's match page; the table starts the duel
+    seat = table["record"]["p1"].removeprefix("http://testserver")
+    waiting = client.get(seat, follow_redirects=False)
+    assert waiting.status_code == 303 and waiting.headers["location"] == (
+        f"/match/{table['match']}?token={tokens['p1']}")
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert client.post(f"/matches/{table['match']}/events", json=decks, headers=ORGANISER).status_code == 200
+    game = client.post(f"/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0},
+                       headers=auth(tokens["recorder"]))
+    assert game.status_code in (200, 201), game.text
+    duel = game.json()["duel"]["id"]
+    opened = client.get(seat, follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"] == (
+        f"/record/{duel}?token={tokens['p1']}&match={table['match']}")
+    assert client.get(f"/record/match/{table['match']}?token={tokens['spectator']}").status_code == 403
+
+
+def test_the_tables_page_sends_players_to_their_seat_links(service, browser):  # noqa: F811
+    """The recorder's page, opened with a paper table's code (a witnessed duel's recorder link),
+    says that players enter their own hidden cards with their seat's link; a seat's page does not,
+    nor a machine's recorder's."""
+    expect = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]' installs playwright").expect
+    paper, machine = create(service.url, mode="witnessed"), create(service.url)
+    for link, shown in ((paper["record"]["recorder"], True), (paper["record"]["p0"], False),
+                        (machine["record"]["recorder"], False)):
+        page = browser.new_context().new_page()
+        page.goto(link)
+        page.wait_for_selector("body[data-ready=true]", timeout=15_000)
+        notice = page.locator("#table-code")
+        if shown:
+            expect(notice).to_be_visible()
+            expect(notice).to_contain_text("seat's link")
+        else:
+            expect(notice).to_be_hidden()
+        page.context.close()
