@@ -36,7 +36,8 @@ player's write into a what-if is refused before any head is judged (``made_on``,
 Left open (reported): the table's view knows what the recorder's own entries named (a Set told to
 the scorekeeper): every holder of the table's code reads it, and README has both players scan it;
 a player who names his own Set with it shows it to the other's phone (their own seat links,
-``record.p0``/``record.p1``, keep it theirs). A swap that passes MATCH-04 is written: a probe of a
+``record.p0``/``record.p1``, keep it theirs: a round's QR sheet now prints them and the table's page
+sends players to them, ``test_table_probe``). A swap that passes MATCH-04 is written: a probe of a
 decklist costs an entry the judge sees. With an event-count delay, when a spectator's event appears
 tells when a later one was entered (the delay's own nature).
 """

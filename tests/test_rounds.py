@@ -118,7 +118,7 @@ def test_the_command_creates_a_round_writes_its_qr_codes_and_shows_it(tmp_path):
     links = re.findall(r"recorder (https://ev\.example/record/match/[0-9a-f]{12}\?token=\S+)", result.output)
     assert len(links) == 2
     page = qr.read_text()
-    assert page.count("<svg") == 2 and "Organiser only" in page and "Table 2" in page and "Joey vs Mai" in page
+    assert page.count("<svg") == 6 and "Organiser only" in page and "Table 2" in page and "Joey vs Mai" in page
     assert qr.stat().st_mode & 0o077 == 0                    # it holds tokens: the owner's only
     shown = runner.invoke(main, ["round", "show", round_id, "--store", db])
     assert shown.exit_code == 0, shown.output
@@ -152,7 +152,9 @@ def test_a_round_from_csv_its_qr_page_and_its_page_that_holds_no_token(client):
     assert [(t["table"], t["players"]) for t in made["tables"]] == [(1, ["Yugi", "Kaiba"]), (2, ["Joey", "Mai"])]
     one = made["tables"][0]
     assert one["links"]["recorder"].endswith(f"/match/{one['match']}?token={one['tokens']['recorder']}")
-    assert one["record"] == {"recorder": f"http://testserver/record/match/{one['match']}?token={one['tokens']['recorder']}"}
+    # the table's link, and at a paper table each seat's (tableprobe19)
+    assert one["record"] == {role: f"http://testserver/record/match/{one['match']}?token={one['tokens'][role]}"
+                             for role in ("recorder", "p0", "p1")}
     # the table's link (its QR code) opens the recorder's page, which starts the next duel; a
     # spectator's token is not the table's
     table_link = one["record"]["recorder"].removeprefix("http://testserver")
@@ -206,7 +208,7 @@ def test_the_qr_page_is_given_to_the_organiser_as_the_round_is_made(client):
     r = client.post("/rounds?page=qr", json={"event": "Locals", "round": 1, "tables": [
         {"table": 7, "players": ["Yugi", "Kaiba"]}, {"table": 9, "players": ["Joey", "Mai"]}]}, headers=ORGANISER)
     assert r.status_code == 201 and r.headers["content-type"].startswith("text/html")
-    assert r.text.count("<svg") == 2 and 'id="table-7"' in r.text and "Organiser only" in r.text
+    assert r.text.count("<svg") == 6 and 'id="table-7"' in r.text and "Organiser only" in r.text
     assert r.headers["cache-control"] == "no-store" and r.headers["referrer-policy"] == "no-referrer"
 
 

@@ -9,10 +9,10 @@ anew as they are mixed, and whatever the recorder writes, in the names its view 
 into record ids by the one translation a player's device's entries go through
 (``views.DeviceNames``).
 
-Left open: the rules' refusal of a recorder's entry that shows a hidden card as another than the
-record knows it (LOG-10, 422, nothing written) against its acceptance (200, the entry written for
-everyone to read) tells the table whether the card it named is the one it saw shown; each miss
-writes a false entry the players' devices may dispute."""
+The rules' refusal of a recorder's entry that shows a hidden card as another than the record knows
+it (LOG-10, 422, nothing written) against its acceptance (200) told the table whether the card it
+named is the one it saw shown: in a witnessed duel what the table saw now stands, flagged for the
+judge (``test_table_probe``); each miss writes an entry the players' devices may dispute."""
 from __future__ import annotations
 
 import json

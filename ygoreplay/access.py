@@ -143,6 +143,16 @@ PLAYERS = ("p0", "p1")
 CALL = "call"
 
 
+def recorders_of(mode: str) -> tuple[str, ...]:
+    """The roles whose links open the recorder's page of a duel or a round's table recorded in
+    ``mode`` (``MODES``): the recorder's (the table's code), and at a paper table (``witnessed``)
+    each player's, whose device records its own side (``off_side``). The table's code is read by
+    every phone that scanned it, through the table's view (``TABLE``), which knows what its own
+    entries named: a player who named his own Set card with it showed it on the other player's
+    phone; his seat's link keeps it his."""
+    return ("recorder", *PLAYERS) if mode == "witnessed" else ("recorder",)
+
+
 def may_call(role: str, witnessed: bool = False) -> bool:
     """Whether ``role`` may enter a judge call besides the judge and the organiser (``CALL``)."""
     return role == "recorder" or (witnessed and role in PLAYERS)

@@ -1,10 +1,10 @@
 """A round's printed and shown pages: the organiser's sheet of QR codes (one a table, each
-opening the table's recorder link) and the round page anyone with its address follows.
+opening the table's recorder link, and at a paper table one each seat, its player's own) and the round page anyone with its address follows.
 
 Both are whole HTML pages with their style inline. The QR sheet has no script; the round page
 is drawn whole by the server and kept current by one script of the service's own
 (``viewer/round.js``, following ``/rounds/{id}/follow``), or, with scripts off, by reloading
-itself. The QR sheet holds every table's recorder token; the round page holds none.
+itself. The QR sheet holds every table's recorder and seat tokens; the round page holds none.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import segno
 
 from .i18n import N_, current, said, t
+from .access import PLAYERS
 from .rounds import ATTENTION, RECORDERS, NewRound
 
 #: How often the round page reloads itself when its script cannot run (seconds).
@@ -40,7 +41,7 @@ def qr_svg(text: str) -> str:
 
 def qr_page(made: NewRound, base: str = "") -> str:
     """The printable sheet of the round's QR codes: each table's number and players under the
-    code of its recorder link. It says who it is for: the codes are the tables' tokens. It
+    code of its recorder link, and at a paper table each seat's code, its player's name under it. It says who it is for: the codes are the tables' tokens. It
     links the round's own page (``base`` the service's address), which holds no token."""
     s = made.settings
     cards = []
@@ -49,12 +50,18 @@ def qr_page(made: NewRound, base: str = "") -> str:
         pairing = escape(t("{first} vs {second}", first=table.players[0], second=table.players[1]))
         cards.append(f'<figure class="table" id="table-{table.table}">{qr_svg(table.recorder_link)}'
                      f'<figcaption><b>{label}</b><br>{pairing}</figcaption></figure>')
+        cards.extend(_seat(table.table, seat, player, table.record[seat])
+                     for seat, player in zip(PLAYERS, table.players) if seat in table.record)
     title = escape(t("{event}, round {round}: recorder QR codes", event=s.event, round=s.round))
     heading = escape(t("{event}, round {round}{format}: recorder QR codes", event=s.event, round=s.round,
                        format=", " + s.format if s.format else ""))
     secret = escape(t("Organiser only. Each code holds a table's recorder token: whoever scans it can record that "
                       "table's match. Hand each code to its own table; do not post or share this page. Tokens are "
                       "not kept by the service: this page is made once, when the round is created."))
+    seats = escape(t("At a paper table each player records their own hidden cards (a Set, a card added to the "
+                     "hand) on their own phone, with their seat's code, handed to that player alone: whatever is "
+                     "entered with the table's code shows on every phone that scanned it."))
+    seats = f'<p id="seats">{seats}</p>' if any(len(table.record) > 1 for table in made.tables) else ""
     about = escape(t("Round {id} · {count} tables · the round's page (no token in it):", id=made.id,
                      count=len(made.tables)))
     return f"""<!doctype html>
@@ -65,11 +72,13 @@ def qr_page(made: NewRound, base: str = "") -> str:
 .grid {{ display: grid; grid-template-columns: repeat(3, 1fr); gap: 6mm 4mm; margin-top: 4mm; }}
 figure {{ margin: 0; text-align: center; break-inside: avoid; page-break-inside: avoid; }}
 figure svg {{ width: 45mm; height: 45mm; }}
+figure.seat svg {{ width: 30mm; height: 30mm; }}
 figcaption {{ font-size: 10pt; }}
 </style></head>
 <body>
 <h1>{heading}</h1>
 <p class="secret" id="secret">{secret}</p>
+{seats}
 <p class="screen">{about}
 <a id="round-page" href="{escape(base)}/rounds/{escape(made.id)}">{escape(base)}/rounds/{escape(made.id)}</a></p>
 <div class="grid">
@@ -77,6 +86,14 @@ figcaption {{ font-size: 10pt; }}
 </div>
 </body></html>
 """
+
+
+def _seat(number: int, seat: str, player: str, link: str) -> str:
+    """A seat's code on the QR sheet (``access.recorders_of``): its player's own recorder link."""
+    label = escape(t("Table {number}, {player}'s own phone", number=number, player=player))
+    only = escape(t("hand to this player only"))
+    return (f'<figure class="seat" id="table-{number}-{seat}">{qr_svg(link)}'
+            f'<figcaption><b>{label}</b><br>{only}</figcaption></figure>')
 
 
 def round_page(status: dict[str, Any], refresh: int = REFRESH) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 from .chain import now
 from .decks import Banlist
-from .access import MODES, Access
+from .access import MODES, Access, recorders_of
 from .errors import InputError, StoreError, VerificationError
 from .i18n import N_, say
 from .lpsheet import guarded
@@ -202,7 +202,8 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
     """The round and one match per table, written in one transaction (all or nothing); each
     table's tokens, links to the match page (``{base}/match/{id}?token=...``) and the recorder's
     link (``record``, its QR code: ``{base}/record/match/{id}?token=...``, which opens the
-    recorder's page for the match's current duel, or starts the next)."""
+    recorder's page for the match's current duel, or starts the next), and at a paper table each
+    seat's (``access.recorders_of``)."""
     settings = settings.checked()
     round_id = new_id()
     streams, tables, links = [], [], {}
@@ -218,7 +219,8 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
         streams.append(spec)
         tables.append(NewTable(pairing.table, pairing.players, match_id, tokens,
                                {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()},
-                               {"recorder": f"{base}/record/match/{match_id}?token={tokens['recorder']}"}))
+                               {role: f"{base}/record/match/{match_id}?token={tokens[role]}"
+                                for role in recorders_of(settings.mode)}))
         links[match_id] = pairing.table
     kept = {"event": settings.event, "round": settings.round, "format": settings.format, "policy": settings.policy,
             "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}

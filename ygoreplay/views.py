@@ -640,6 +640,7 @@ class Redactor:
         shuffled = _hidden_shuffle(event, before, view)
         if shuffled is not None:                   # listed in zone order, each staying where it was
             masked = dataclasses.replace(masked, cards=tuple(shuffled.values()), zones=tuple(shuffled))
+        was = {c: before.cards[c].code for c, _ in event.shows if c in before.cards} if event.shows else None
         history.append(event)
         state = history.state
         seen = set()
@@ -677,6 +678,8 @@ class Redactor:
             _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained,
                    *looked.changed_since(self.looked, shown))
         self.looked = looked
+        if was:
+            _shown_again(index, state, names, was, out, counts[0])
         if shuffled is not None:
             first = state.cards[event.cards[0]]
             row = state.sides[first.controller].mzone if first.zone == MZONE else state.sides[first.controller].szone
@@ -685,6 +688,19 @@ class Redactor:
             looked.pending.update(dealt.values())        # ``deal`` may have forgotten them
         return ViewStep(index, view_event, out.disclosures[counts[0]:], out.renames[counts[1]:],
                         out.commitments[counts[2]:], out.codes - codes)
+
+
+def _shown_again(index: int, state: DuelState, names: _Names, was: dict[str, int], out: Redaction,
+                 start: int) -> None:
+    """A card the view knows, shown by a witnessed duel's entry as another than it was (flagged
+    LOG-10, ``rules.identity``: what the table saw stands): the view learns what it is now shown
+    as, as everyone at the table does (its owner's device sees the table's claim, to dispute it),
+    in the event's disclosures (``start`` on), sorted by name as ``_learn`` leaves them."""
+    again = [[index, names.of[c], state.cards[c].code] for c, code in was.items()
+             if code and c in names.known and c in state.cards and state.cards[c].code not in (0, code)]
+    if again:
+        out.disclosures[start:] = sorted([*out.disclosures[start:], *again], key=lambda row: row[1])
+        out.codes.update(row[2] for row in again)
 
 
 def redactor_of(view: str, cards: CardDB, key: bytes) -> Redactor:

@@ -24,7 +24,7 @@ from ..cards import CardFacts
 from ..events import (
     BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, CardsOpened, CardsSealed, Event)
 from ..state import Card, DuelState
-from .base import fail, get_card, handles, impossible
+from .base import call, fail, get_card, handles, impossible
 from .spell_trap import judge_unseen_set
 from .summon import judge_unseen_material, judge_unseen_pendulum, judge_unseen_sum, judge_unseen_summon
 
@@ -49,9 +49,7 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
         if facts is None:
             impossible(state, ev, "CARD-01", say("no card facts for passcode {code}: the card is unknown", code=code))
         if card.code:
-            impossible(state, ev, "LOG-10", say("{card_id} was shown to be {name} ({code}); a card shown stays "
-                                                "that card, it cannot be {name2} ({code2}) now",
-                                                card_id=card_id, name=card.facts.name, code=card.code, name2=facts.name, code2=code))
+            _shown_as_another(state, ev, card, facts)
         if any(bound is card for bound, _, _ in bindings):
             impossible(state, ev, "LOG-04", say("{card_id} is shown twice in one event", card_id=card_id))
         bindings.append((card, facts, _listed(state, ev, card, facts, bindings)))
@@ -69,6 +67,10 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
             judge_unseen_sum(state, ev, index, how, summary, shown)
     for card, facts, twin in bindings:
         card.unseen_play = None
+        if card.code:                            # a witnessed claim against what was shown (flagged): its old name
+            part = _part(state, card)            # goes back on the list the new one comes off
+            if part is not None:
+                part.append(card.code)
         if twin is not None:                     # the copy the list already gave is this one
             twin.code, twin.facts = 0, state.unknown
         else:
@@ -76,6 +78,23 @@ def bind(state: DuelState, ev: Event, pairs: Iterable[tuple[str, int]]) -> None:
             if part is not None and facts.code in part:
                 part.remove(facts.code)
         card.code, card.facts = facts.code, facts
+
+
+def _shown_as_another(state: DuelState, ev: Event, card: Card, facts: CardFacts) -> None:
+    """LOG-10: a card shown stays that card. A machine's record refuses an event that shows it as
+    another. In a witnessed duel what the table saw stands (``base.call``): the event is kept as
+    entered, the card is what it was shown as now, and the broken rule is its flag for the judge
+    (in the record, and in the view of whoever knew it as the earlier card: its owner's). A
+    refusal would answer the table's recorder, whose view does not hold a hidden card's identity,
+    whether the card it named is the one a player's device entered (422 against 200): trying one
+    card at a time, it learned each hidden card; accepted either way, it learns nothing it did
+    not see, and nothing seen at the table is lost."""
+    message = say("{card_id} was shown to be {name} ({code}); a card shown stays that card, it cannot be "
+                  "{name2} ({code2}) now", card_id=card.id, name=card.facts.name, code=card.code,
+                  name2=facts.name, code2=facts.code)
+    if not state.witnessed:
+        impossible(state, ev, "LOG-10", message)
+    call(state, ev, "LOG-10", message)
 
 
 #: A card played while the record did not know it is shown: what it is judges each such play now,

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import i18n
 from ..i18n import say
-from ..access import PLAYERS, Access, Seating, digest, knows_match, matches, view_of
+from ..access import PLAYERS, Access, Seating, digest, knows_match, matches, recorders_of, view_of
 from ..application import Records
 from ..errors import StoreError, VerificationError
 from ..live import Hub, LiveDuel
@@ -407,8 +407,8 @@ class Service:
         links = {role: f"{base}/view/{duel_id}?token={token}" for role, token in tokens.items()}
         if "spectator" not in tokens:
             links = {r: l for r, l in links.items() if r != "spectator"}
-        recording = ("recorder", *PLAYERS) if witnessed else ("recorder",)
-        record = {role: f"{base}/record/{duel_id}?token={tokens[role]}" for role in recording if role in tokens}
+        record = {role: f"{base}/record/{duel_id}?token={tokens[role]}"
+                  for role in recorders_of("witnessed" if witnessed else "machine") if role in tokens}
         return {"id": duel_id, "tokens": tokens, "links": links, "record": record}
 
 

@@ -26,8 +26,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
 from .. import viewer
-from ..access import (NARROWER, RELEASES, VISIBILITIES, ReleaseSettingError, digest, release_settings,
-                      seated, view_of)
+from ..access import (NARROWER, PLAYERS, RELEASES, VISIBILITIES, ReleaseSettingError, digest, release_settings,
+                      recorders_of, seated, view_of)
 from ..chain import now
 from ..decks import Banlist
 from ..errors import StoreError
@@ -178,13 +178,19 @@ def record_match(match_id: str, request: Request, asking: MatchCaller) -> Respon
     token it was opened with and keeps none: 303 to ``/record/{duel}`` while a duel is being
     played, else the recorder's page, which offers to start the next duel through the match API
     (``POST /matches/{id}/games``) and then goes to it. Either names the match (``match=``): the
-    page offers the match's decklists first when naming a card."""
+    page offers the match's decklists first when naming a card. At a paper table (a witnessed
+    match) a seat's link opens it too (``access.recorders_of``): the player's device, seated in the
+    duel by the duel's own ``duel_started`` (``access.seated``), records that player's own side;
+    between duels (the table starts the next) it opens the match's page for that player."""
     who, live = asking
-    Service.require(who, "recorder", "judge")
+    Service.require(who, *recorders_of(live.access.mode), "judge")
     game = live.state().current
+    token = Service.token_of(request) or ""
     if game is not None and game.duel:
-        token = Service.token_of(request) or ""
         return RedirectResponse(f"/record/{game.duel}?{urlencode({'token': token, 'match': match_id})}", status_code=303,
+                                headers={"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+    if who.role in PLAYERS:
+        return RedirectResponse(f"/match/{match_id}?{urlencode({'token': token})}", status_code=303,
                                 headers={"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
     return Response(viewer.record_page(page_language(request)), media_type="text/html; charset=utf-8",
                     headers={**_PAGE_HEADERS, "Cache-Control": "no-store"})

@@ -36,6 +36,7 @@ N_("Token…"); N_("Something else…"); N_("Any event"); N_("Event"); N_("Event
 N_("Undo last entry"); N_("Card details"); N_("The duel is over");
 N_("The match takes its result from the record; the table's link then starts the next duel.");
 N_("Record the result in the match, next duel"); N_("Open my sealed cards");
+N_("This is the table's code: whatever is entered with it shows on every phone that scanned it. Players enter their own hidden cards (a Set, a card added to the hand) with their own seat's link, from the organiser, not with this one.");
 N_("Keys count hundreds: 2 9 is 2,900. After · they count tens and units: 1 8 · 5 is 1,850.");
 N_("in the LP keypad:"); N_("digits count hundreds"); N_("tens and units"); N_("the player");
 N_("Damage, Battle, Pay, Gain, Halve"); N_("Call the judge"); N_("What is disputed (the judge finds it here)"); N_("Call");
@@ -598,6 +599,9 @@ class Recorder {
     $("#status").textContent = [t("{events} events", { events: this.duel.length }),
       this.info.warnings ? t("warnings on") : t("warnings off")].join(" · ") + side;
     document.body.dataset.role = this.info.role || "";
+    // A paper table's code (a witnessed duel's recorder token) is read by every phone that scanned
+    // it: a player names his own hidden cards with his seat's link (access.recorders_of), not with it.
+    $("#table-code").hidden = !(this.info.mode === "witnessed" && this.info.role === "recorder");
     this.drawSeals();
   }
 
