@@ -2107,7 +2107,7 @@ class Store:
             kept = _CARD_FACTS.get(duel_id)
         if kept is None or kept[1][1:] != (live.cards_digest, live.effects_digest):
             return None
-        facts = kept[1][0].merged(CardDB(added.get(card["code"]) for card in record["cards"]))
+        facts = kept[1][0].merged(added.subset([card["code"] for card in record["cards"]]))
         if "effects" in record:
             facts = facts.with_effects_record(record["effects"])
         return (*kept[0], card_row), (facts, digest, effects_digest)
