@@ -695,9 +695,14 @@ def _shown_again(index: int, state: DuelState, names: _Names, was: dict[str, int
     """A card the view knows, shown by a witnessed duel's entry as another than it was (flagged
     LOG-10, ``rules.identity``: what the table saw stands): the view learns what it is now shown
     as, as everyone at the table does (its owner's device sees the table's claim, to dispute it),
-    in the event's disclosures (``start`` on), sorted by name as ``_learn`` leaves them."""
+    in the event's disclosures (``start`` on), sorted by name as ``_learn`` leaves them. A card
+    the event's disclosures already name (a view that learned it by this event: the table's,
+    the other player's, a spectator's) is named once: a second row told every view that the
+    card it never saw had been entered as another, the flag its own fold keeps from it."""
+    told = {tuple(row) for row in out.disclosures[start:]}
     again = [[index, names.of[c], state.cards[c].code] for c, code in was.items()
-             if code and c in names.known and c in state.cards and state.cards[c].code not in (0, code)]
+             if code and c in names.known and c in state.cards and state.cards[c].code not in (0, code)
+             and (index, names.of[c], state.cards[c].code) not in told]
     if again:
         out.disclosures[start:] = sorted([*out.disclosures[start:], *again], key=lambda row: row[1])
         out.codes.update(row[2] for row in again)
