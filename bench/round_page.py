@@ -82,7 +82,7 @@ def measure(tables: int, changes: int) -> dict:
                 service = client.app.state.service
 
                 def seen(duel: str):
-                    return _seen(service, duel, round_id)
+                    return _seen(service, duel)
 
                 rows = TableRows()
                 sent = status(store, round_id, seen, anyone=True, rows=rows)

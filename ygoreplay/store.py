@@ -1600,6 +1600,57 @@ class Store:
         rows = self.events.select_events(f"{stream_id}/head", desc=True, limit=1, refused={})
         return (rows[0].originator_version, hashlib.sha256(rows[0].state).digest()) if rows else None
 
+    def head_marks(self, stream_ids: Sequence[str]) -> dict[str, tuple[int, bytes] | None]:
+        """``head_mark`` of each of these streams, by one statement for all (a round's tables:
+        a statement each was ~0.07 ms of connection handling, 35 ms a read at 500 tables)."""
+        marks = {}
+        for stream_id, (version, state) in self._last_rows(stream_ids, "head").items():
+            try:
+                state = _blob(state, version, stream_id)
+            except AlteredRow:           # a row refused is no record, b"", as ``head_mark`` reads it
+                state = b""
+            marks[stream_id] = None if version is None else (version, hashlib.sha256(state).digest())
+        return marks
+
+    def attachments(self, stream_ids: Sequence[str], name: str,
+                    refused: dict[str, StoreError]) -> dict[str, dict | None]:
+        """``attachment`` of each of these streams under ``name``, by one statement for all; a
+        stream whose record cannot be read (what ``attachment`` raises for it) is put in
+        ``refused`` with its error, not in the answer, so the others are still read."""
+        found = {}
+        for stream_id, (version, state) in self._last_rows(stream_ids, name).items():
+            try:
+                found[stream_id] = None if version is None else self._attached(
+                    stream_id, name, _blob(state, version, f"{stream_id}/{name}"))
+            except StoreError as exc:
+                refused[stream_id] = exc
+        return found
+
+    def _last_rows(self, stream_ids: Sequence[str], part: str) -> dict[str, tuple[Any, Any]]:
+        """The version and state of the last row of each stream's ``part`` (``{id}/{part}``), as
+        ``select_events(desc=True, limit=1)`` reads one, unchecked; (None, None) for none. One
+        statement: the ids one bound value (``listed``'s)."""
+        wanted = list(dict.fromkeys(stream_ids))
+        if not wanted:
+            return {}
+        if self.backend != "postgresql":
+            import json                 # not with this module: a stored board never reads a round
+            wanted = json.dumps(wanted)
+        rows = self._read(self._last_rows_sql, (wanted, f"/{part}", f"/{part}"))
+        return {str(stream_id): (version, state) for stream_id, version, state in rows}
+
+    @functools.cached_property
+    def _last_rows_sql(self) -> str:
+        """``_last_rows``' statement."""
+        events = self._tables()[0]
+        unnest = ("SELECT unnest(?::text[]) AS id" if self.backend == "postgresql"
+                  else "SELECT value AS id FROM json_each(?)")
+        sql = (f"WITH wanted(id) AS ({unnest}), last(id, v) AS (SELECT wanted.id, (SELECT l.originator_version "
+               f"FROM {events} l WHERE l.originator_id = wanted.id || ? ORDER BY l.originator_version DESC LIMIT 1) "
+               f"FROM wanted) SELECT last.id, e.originator_version, e.state FROM last LEFT JOIN {events} e "
+               "ON e.originator_id = last.id || ? AND e.originator_version = last.v")
+        return sql.replace("?", "%s") if self.backend == "postgresql" else sql
+
     def _anchor(self, duel_id: str) -> Head | None:
         """The duel's last anchor as stored; None when it has none or it cannot be read."""
         rows = self.events.select_events(f"{duel_id}/head", desc=True, limit=1, refused={})
