@@ -129,6 +129,7 @@ def test_a_match_cut_back_behind_its_witness_is_not_ok_and_takes_nothing(witness
         refused = fresh.post(f"/matches/{match}/judge-calls", json={"player": 0, "judge": "Ann", "question": "a ruling"},
                              headers=auth(one["tokens"]["p0"]))
         assert refused.status_code == 409, refused.text
+        assert refused.json()["message"].startswith(f"match {match}: "), refused.text     # it said "duel"
         assert reader.info(match).events == ended - 1
 
 
@@ -143,6 +144,7 @@ def test_nothing_is_written_onto_a_duel_cut_back_behind_its_witness_by_its_match
     cut_back(url, duel, 6)
     refused = _concede(client, one, recorder)
     assert refused.status_code == 409 and "events were removed; nothing was appended" in refused.json()["message"]
+    assert refused.json()["message"].startswith(f"duel {duel}: "), refused.text        # the duel its write ends
     with Store(url) as reader:
         assert (reader.info(duel).events, reader.info(one["match"]).events) == (6, match_events)
 

@@ -117,6 +117,11 @@ def test_the_command_creates_a_round_writes_its_qr_codes_and_shows_it(tmp_path):
     round_id = re.search(r"round ([0-9a-f]{12}):", result.output).group(1)
     links = re.findall(r"recorder (https://ev\.example/record/match/[0-9a-f]{12}\?token=\S+)", result.output)
     assert len(links) == 2
+    seats = re.findall(r"(p[01]): (\w+)'s own phone, hand to this player only: "
+                       r"(https://ev\.example/record/match/[0-9a-f]{12}\?token=\S+)", result.output)
+    assert [(seat, player) for seat, player, _ in seats] == [("p0", "Yugi"), ("p1", "Kaiba"), ("p0", "Joey"),
+                                                             ("p1", "Mai")], result.output   # baseline: none
+    assert len({link for *_, link in seats} | set(links)) == 6      # each seat its own link, none the table's
     page = qr.read_text()
     assert page.count("<svg") == 6 and "Organiser only" in page and "Table 2" in page and "Joey vs Mai" in page
     assert qr.stat().st_mode & 0o077 == 0                    # it holds tokens: the owner's only

@@ -18,6 +18,8 @@
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
@@ -117,3 +119,23 @@ def test_the_tables_page_sends_players_to_their_seat_links(service, browser):  #
         else:
             expect(notice).to_be_hidden()
         page.context.close()
+
+
+def test_the_owner_of_a_card_the_table_showed_as_another_sees_its_flag(client):  # noqa: F811
+    """The table shows player 1's Set Luster Dragon as Pot of Greed (LOG-10, kept in a witnessed
+    duel): its owner, whose device entered the card and who would dispute the entry, sees the flag
+    the judge sees; nobody else does (the table's view, player 0's and a spectator's never knew it),
+    and they learn the card as they would had it been named right."""
+    duel, recorder = _table(client)
+    card = _set_monster(client, duel, recorder)
+    answer = post(client, duel["id"], recorder, [{"kind": "card_revealed", "player": 1, "cards": [card],
+                                                  "shows": {card: POT}}])
+    assert answer.status_code == 200, answer.text
+    tokens = duel["tokens"]
+    assert "LOG-10" in _flags(client, duel, tokens["judge"])
+    assert "LOG-10" in _flags(client, duel, tokens["p1"])      # baseline: not flagged for the owner
+    for token in (recorder, tokens["p0"], tokens["spectator"]):
+        assert "LOG-10" not in _flags(client, duel, token), token
+        # learnt once, as a card named right is (baseline: a second row told the claim was wrong)
+        last = json.loads(client.get(f"/duels/{duel['id']}/events", headers=auth(token)).text.splitlines()[-1])
+        assert [code for _, _, code in last["disclosures"]] == [POT], last

@@ -459,15 +459,20 @@ def behind_witness(store: Store, stream: str, witness: Witness | None) -> str:
     return behind(store, stream, [Promise(witnessed, "its witness")]) if witnessed else ""
 
 
-def not_behind(store: Store, stream: str, witness: Witness | None, refused: str = N_("nothing was appended")) -> None:
+def not_behind(store: Store, stream: str, witness: Witness | None, refused: str = N_("nothing was appended"),
+               *, match: bool = False) -> None:
     """Nothing is appended onto, nor a receipt signed for, a stream behind the head its witness
     kept (cut back): that would bury the cut under new signed anchors, or have the organiser's
     key vouch for it. A witness out of reach does not stop it. The one check of every writer: a
-    duel's (``Records``), a match's and the duels its write ends (``match.commands.record``)."""
+    duel's (``Records``), a match's and the duels its write ends (``match.commands.record``);
+    ``match``: the stream is a match, and the refusal says so."""
     try:
         problem = behind_witness(store, stream, witness)
     except StoreError:
         return
+    if problem and match:
+        raise VerificationError(say("match {match_id}: {problem}; {refused}. Run 'ygoreplay verify'",
+                                    match_id=stream, problem=problem, refused=refused))
     if problem:
         raise VerificationError(say("duel {duel_id}: {problem}; {refused}. Run 'ygoreplay verify'",
                                     duel_id=stream, problem=problem, refused=refused))

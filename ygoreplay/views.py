@@ -637,6 +637,7 @@ class Redactor:
         existing = set(before.cards)
         decks = [list(side.deck) for side in before.sides]
         masked = _neutral_order(event, index, before, key, out)
+        again: list[tuple[str, int]] = []
         shuffled = _hidden_shuffle(event, before, view)
         if shuffled is not None:                   # listed in zone order, each staying where it was
             masked = dataclasses.replace(masked, cards=tuple(shuffled.values()), zones=tuple(shuffled))
@@ -655,12 +656,16 @@ class Redactor:
             if card is not None and not can_see(view, card) and masked.card not in names.known:
                 masked = dataclasses.replace(masked, atk=None, defense=None, level=None)
         if masked.shows:                           # what it shows, the view learns by its disclosures
+            again = _shown_again(state, names, was)
             masked = dataclasses.replace(masked, shows=Shows())
         if isinstance(masked, CardsSealed) and masked.seals:   # seals and openings are the judge's:
             masked = dataclasses.replace(masked, seals=Seals())    # what an opening shows the view,
         elif isinstance(masked, CardsOpened) and masked.cards:   # it learns by its disclosures
             masked = dataclasses.replace(masked, cards=Openings())
         view_event = _renamed(masked, names.of)
+        if again:
+            view_event = dataclasses.replace(view_event, shows=Shows(sorted((names.of[c], code) for c, code in again)))
+            out.codes.update(code for _, code in again)
         if isinstance(view_event, DeckShuffled):      # neutral: sorted by the view's own names
             view_event = dataclasses.replace(view_event, order=tuple(sorted(view_event.order)))
         out.events.append(view_event)
@@ -678,8 +683,6 @@ class Redactor:
             _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained,
                    *looked.changed_since(self.looked, shown))
         self.looked = looked
-        if was:
-            _shown_again(index, state, names, was, out, counts[0])
         if shuffled is not None:
             first = state.cards[event.cards[0]]
             row = state.sides[first.controller].mzone if first.zone == MZONE else state.sides[first.controller].szone
@@ -690,22 +693,15 @@ class Redactor:
                         out.commitments[counts[2]:], out.codes - codes)
 
 
-def _shown_again(index: int, state: DuelState, names: _Names, was: dict[str, int], out: Redaction,
-                 start: int) -> None:
-    """A card the view knows, shown by a witnessed duel's entry as another than it was (flagged
-    LOG-10, ``rules.identity``: what the table saw stands): the view learns what it is now shown
-    as, as everyone at the table does (its owner's device sees the table's claim, to dispute it),
-    in the event's disclosures (``start`` on), sorted by name as ``_learn`` leaves them. A card
-    the event's disclosures already name (a view that learned it by this event: the table's,
-    the other player's, a spectator's) is named once: a second row told every view that the
-    card it never saw had been entered as another, the flag its own fold keeps from it."""
-    told = {tuple(row) for row in out.disclosures[start:]}
-    again = [[index, names.of[c], state.cards[c].code] for c, code in was.items()
-             if code and c in names.known and c in state.cards and state.cards[c].code not in (0, code)
-             and (index, names.of[c], state.cards[c].code) not in told]
-    if again:
-        out.disclosures[start:] = sorted([*out.disclosures[start:], *again], key=lambda row: row[1])
-        out.codes.update(row[2] for row in again)
+def _shown_again(state: DuelState, names: _Names, was: dict[str, int]) -> list[tuple[str, int]]:
+    """What of an event's ``shows`` its view keeps (the rest it learns by its disclosures): a
+    card it knew before the event, shown by a witnessed duel's entry as another than it was
+    (LOG-10, ``rules.identity``: what the table saw stands). Kept as shown, the view's own fold
+    finds the card shown as another and flags it (its owner's device sees the flag the judge does,
+    and the table's claim, to dispute it, LOG-02); a view that did not know the card learns it
+    by its disclosures, as it would the card named right: no flag, nothing told."""
+    return [(c, state.cards[c].code) for c, code in was.items()
+            if code and c in names.known and c in state.cards and state.cards[c].code not in (0, code)]
 
 
 def redactor_of(view: str, cards: CardDB, key: bytes) -> Redactor:
@@ -750,7 +746,8 @@ def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
             mine = dataclasses.replace(mine, main=tuple(event.main), extra=tuple(event.extra),
                                        side=tuple(event.side),     # a list naming every card
                                        unordered=0 not in (*event.main, *event.extra, *event.side))
-        shows = {card_id: code for _, card_id, code in step.disclosures if card_id in existing and code}
+        shows = dict(mine.shows)       # a card it knew shown as another (``_shown_again``)
+        shows.update((card_id, code) for _, card_id, code in step.disclosures if card_id in existing and code)
         if isinstance(mine, DeckRegistered):
             known.update((card_id, code) for _, card_id, code in step.disclosures if code)
         # Its own record registered them as a decklist, which names no card id: the first event

@@ -127,6 +127,7 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     """Create a round from PAIRINGS.csv (table,player,player a line; a header optional): one
     match per table, all written at once. Prints each table's recorder link; the tokens are shown
     only now (the store keeps their digests)."""
+    from ..access import PLAYERS
     from ..decks import Banlist
     from ..rounds import RoundSettings, create_round, read_pairings
     try:
@@ -149,6 +150,10 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
     for table in made.tables:
         echo(t("table {table}: {players} vs {players2}  match {match}  recorder {recorder_link}",
                table=table.table, players=printable(table.players[0]), players2=printable(table.players[1]), match=table.match, recorder_link=table.recorder_link))
+        for seat, player in zip(PLAYERS, table.players):     # a paper table's seats (as the QR sheet)
+            if seat in table.record:
+                echo("  " + t("{seat}: {player}'s own phone, hand to this player only: {link}",
+                              seat=seat, player=printable(player), link=table.record[seat]))
     echo(t("round page: {url}", url=f"{base.rstrip('/')}/rounds/{made.id}"))
 
 

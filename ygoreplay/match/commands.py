@@ -259,7 +259,7 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         # LOG-09's witness: nothing is written onto the match, nor onto a duel it ends, cut back
         # behind the head its witness kept (as every duel's append, ``receipts.not_behind``)
         for stream in (match_id, *(duel_id for duel_id, _ended, _count in closing)):
-            not_behind(hub.store, stream, hub.witness)
+            not_behind(hub.store, stream, hub.witness, match=stream == match_id)
         closed: dict[str, list[Record]] = {}
         try:
             written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,

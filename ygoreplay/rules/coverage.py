@@ -984,7 +984,9 @@ TABLE: tuple[Rule, ...] = (
              "match/commands.py match/links.py service/matches.py",
              "test_match.py::test_sample_match_and_its_duels_are_legal",
              "test_match.py::test_a_duel_that_ends_otherwise_than_the_match_says_is_log_09"),
-    enforced("LOG-10", "A card shown stays that card: an unknown card, once an event shows it (or its opening), is never shown as another.",
+    enforced("LOG-10", "A card shown stays that card: once an event shows an unknown card (or opens it), a machine's "
+             "record refuses an event showing it as another; a witnessed duel keeps the table's claim, flagged for "
+             "the judge and the card's owner.",
              "rules/identity.py",
              "test_identity.py::test_unknown_cards_are_cards_like_any_other_until_an_event_shows_them",
              "test_identity.py::test_log_10_a_card_shown_stays_that_card"),
