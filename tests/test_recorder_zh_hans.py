@@ -17,6 +17,7 @@ Taps per action are printed (figures, not timed assertions).
 from __future__ import annotations
 
 import json
+import unicodedata
 
 import httpx
 import pytest
@@ -36,6 +37,7 @@ expect = playwright_api.expect
 LANG = "zh-Hans"
 IMPERMANENCE, GALE, SPY, BLACK_ROSE, STARDUST = 10045474, 2009101, 24317029, 73580471, 44508094
 MAXX = 23434538
+MASTER_OF_OZ, ABC_DRAGON_BUSTER, Z_ONE = 27134689, 1561110, 62499965
 CARD_NAMES = {ENGAGE: "闪刀起动-交闪", ASH: "灰流丽", CALLED: "墓穴的指名者", RAYE: "闪刀姬-零衣", KAGARI: "闪刀姬-燎里",
               STRATOS: "元素英雄 天空侠", IMPERMANENCE: "无限泡影", GALE: "黑羽-疾风之盖尔", SPY: "守墓的侦察者",
               BLACK_ROSE: "黑蔷薇龙", MAXX: "增殖的G"}
@@ -219,9 +221,8 @@ def test_offline_a_card_in_the_hand_is_normal_summoned_or_set_from_its_sheet(ser
     table.close()
 
 
-def test_a_few_chinese_characters_offer_the_card_named_so_first(service, browser):  # noqa: F811
-    """星尘 typed never offered 星尘龙: suggestions stopped at the first eight names in Unicode
-    order (星尘充能战士, 星尘妖, 星尘小龙 …), whose next characters sort before 龙."""
+def naming(service, browser) -> Table:  # noqa: F811
+    """A phone's page of a new duel with a monster zone tapped, 星尘 typed and 星尘龙 offered."""
     duel = create(service.url, title="names", mode="witnessed")
     table = Table(browser, duel["record"]["recorder"] + f"&lang={LANG}", width=360)
     table.page.fill("#name0", "张伟")
@@ -229,9 +230,16 @@ def test_a_few_chinese_characters_offer_the_card_named_so_first(service, browser
     table.tap("#start")
     table.settled(5)
     table.card("p0.m0")
-    suggestions = table.page.locator("#suggestions .suggestion")
     table.page.fill("#name-input", "星尘")
     expect(table.page.locator(f'#suggestions [data-code="{STARDUST}"]')).to_be_visible(timeout=30_000)   # the names arrive
+    return table
+
+
+def test_a_few_chinese_characters_offer_the_card_named_so_first(service, browser):  # noqa: F811
+    """星尘 typed never offered 星尘龙: suggestions stopped at the first eight names in Unicode
+    order (星尘充能战士, 星尘妖, 星尘小龙 …), whose next characters sort before 龙."""
+    table = naming(service, browser)
+    suggestions = table.page.locator("#suggestions .suggestion")
     for typed, first in (("增殖的G", MAXX), ("墓穴的指名者", CALLED), ("星尘龙", STARDUST)):     # a name typed whole first
         table.page.fill("#name-input", typed)
         expect(suggestions.first).to_have_attribute("data-code", str(first))
@@ -251,3 +259,46 @@ def test_the_card_panel_names_the_card_in_the_readers_language(client, tmp_path,
     assert card["name"] == "精灵剑士" and card["text"].startswith("精灵剑士 — 等级 4"), card
     english = client.get(f"/duels/{duel['id']}/frames", headers=auth(recorder)).json()["frames"]
     assert next(c for f in english for c in f["cards"] if c["code"] == 91152256)["text"].startswith("Celtic Guardian — Level 4")
+
+
+def closest(cards: list, typed: str) -> list[int]:
+    """The name box's first eight by its rule, read here from ``/cards.json`` (a duel with no cards
+    of its own): names starting with the text, in either language, before names holding it
+    elsewhere; in each, a name typed whole first, then the shorter, then the list's order; full-width
+    letters and signs as plain ones, case ignored."""
+    def plain(text: str) -> str:
+        return unicodedata.normalize("NFKC", text).lower()
+    query = plain(typed)
+    rows = []
+    for order, (code, name, english) in enumerate(cards):
+        name, english = plain(name), plain(english or "")
+        if query not in name and query not in english and str(code) != query:
+            continue
+        starts = name.startswith(query) or english.startswith(query)
+        rows.append((not starts, query not in (name, english), len(cards[order][1]), order, code))
+    return [row[-1] for row in sorted(rows)[:8]]
+
+
+def test_a_letter_or_two_offer_the_closest_names(service, browser):  # noqa: F811
+    """OZ之主 (Master of Oz) typed from its start (oz) came after 小恐龙 (Tomozaurus), 平庸鬼
+    (Kozaky) …: a name starting with the text was put with the names holding it elsewhere when its
+    English name held it too (the later of the two places was taken). ＡＢＣ typed in a Chinese
+    input's full-width mode found nothing (ABC-神龙歼灭者), nor Z-ONE typed Z－ONE. One letter
+    ranked the first 400 matches each keystroke (10 ms); the names are now read from an index
+    built once, in the same order: checked against the rule for one and two letters."""
+    data = httpx.get(f"{service.url}/cards.json", params={"lang": LANG}).json()
+    english = data["columns"].index("english")
+    cards = [(row[0], row[1], row[english]) for row in data["cards"]]
+    table = naming(service, browser)
+    for typed in ("oz", "ＡＢＣ", "Z-ONE", "e", "G", "ma", "灰", "星尘", "增殖的G", "No", str(MAXX)):
+        table.page.fill("#name-input", typed)
+        expected = closest(cards, typed)
+        shown = table.page.locator("#suggestions .suggestion")
+        expect(shown.last).to_have_attribute("data-code", str(expected[-1]))
+        assert [int(code) for code in shown.evaluate_all("(bs) => bs.map((b) => b.dataset.code)")] == expected, typed
+    table.page.fill("#name-input", "oz")
+    expect(table.page.locator("#suggestions .suggestion").first).to_have_attribute("data-code", str(MASTER_OF_OZ))
+    for typed, code in (("ＡＢＣ", ABC_DRAGON_BUSTER), ("Z-ONE", Z_ONE)):
+        table.page.fill("#name-input", typed)
+        expect(table.page.locator(f'#suggestions [data-code="{code}"]')).to_be_visible()
+    table.close()

@@ -27,7 +27,8 @@ ASSETS = {"viewer.js": "text/javascript; charset=utf-8", "text.js": "text/javasc
           "i18n.js": "text/javascript; charset=utf-8",
           "viewer.css": "text/css; charset=utf-8",
           "match.js": "text/javascript; charset=utf-8", "match.css": "text/css; charset=utf-8",
-          "record.js": "text/javascript; charset=utf-8", "record.css": "text/css; charset=utf-8",
+          "record.js": "text/javascript; charset=utf-8", "names.js": "text/javascript; charset=utf-8",
+          "record.css": "text/css; charset=utf-8",
           "round.js": "text/javascript; charset=utf-8",
           "library.js": "text/javascript; charset=utf-8", "library.css": "text/css; charset=utf-8"}
 

@@ -21,6 +21,7 @@
 
 import { N_, language, ready, t } from "./i18n.js";
 import { visible } from "./text.js";
+import { closest, nameIndex, plain } from "./names.js";
 import { Duel, TYPE, Viewer, judging } from "./viewer.js";
 
 // record.html's own words, translated in place by i18n.js (listed here for the catalogue)
@@ -346,6 +347,7 @@ class Recorder {
     this.lpPlayer = 1;
     this.causeOn = true;
     this.names = [];                         // [code, name, english, own, name folded] rows: the duel's first, then the database
+    this.ranked = nameIndex(this.names);     // the name box's order of them (names.js)
     this.fold = new Map();                   // Chinese: a character → its Simplified form (``folded``)
     this.types = new Map();                  // passcode -> its card type bits (an offline Spell's activation)
     this.levels = new Map();                 // passcode -> its Level (an offline Normal Summon needs no Tribute)
@@ -998,6 +1000,7 @@ class Recorder {
     const names = visible([...own.map((r) => [...r, true]), ...rows.filter((r) => !seen.has(r[0]) && !seen.has(r[1]))]);
     this.names = names.map(([code, name, english, mine]) => [code, name, english, !!mine, this.folded(name)]);   // [code, name, english, own, name folded]
     this.nameIndex = new Map(this.names.map((r) => [r[0], r[1]]));
+    this.ranked = nameIndex(this.names);           // the name box's order and first characters, once a list
     this.drawNamed();                              // names kept from before a reload, by name now
     this.suggest();                                // letters typed before the names came: found now
   }
@@ -1031,40 +1034,26 @@ class Recorder {
   nameOf(code) { return (this.nameIndex && this.nameIndex.get(code)) || String(code); }
 
   // Text as names are compared: case ignored, Chinese in one script (the service's
-  // ``card_names.fold``, by its table): 閃刀 typed finds 闪刀姬, 闪刀 finds 閃刀姬.
-  folded(text) { return [...text].map((c) => this.fold.get(c) || c).join("").toLocaleLowerCase(); }
+  // ``card_names.fold``, by its table): 閃刀 typed finds 闪刀姬, 闪刀 finds 閃刀姬; full-width
+  // letters and signs as plain ones (names.js ``plain``): ＡＢＣ typed finds ABC-神龙歼灭者,
+  // Z-ONE finds Z－ONE.
+  folded(text) { return plain([...text].map((c) => this.fold.get(c) || c).join("")); }
 
   suggest() {
     const typed = $("#name-input").value.trim();
     const query = this.folded(typed);
     const box = $("#suggestions");
     if (!query) { box.replaceChildren(); return; }
-    // the matches (up to 400 by the name's start), then the closest first: the duel's own cards, the name typed whole, the shorter
-    // names. Cut at the first 8 in the list's (Unicode) order, 星尘 typed never offered 星尘龙
-    // (Stardust Dragon), behind eight 星尘… names whose next character sorts before 龙.
-    const lower = typed.toLocaleLowerCase(), starts = [], within = [];
-    for (const row of this.names) {
-      const english = row[2] ? row[2].toLocaleLowerCase() : "";
-      const at = Math.max(row[4].indexOf(query), english ? english.indexOf(lower) : -1);
-      if (at < 0 && String(row[0]) !== typed) continue;
-      (at === 0 || row[3] ? starts : within).push(row);
-      if (starts.length >= 400) break;               // a letter or two: enough to rank, not all 14,000
-    }
-    const rank = new Map();                        // one number a row: own, then whole, then length
-    for (const row of [...starts, ...within]) {
-      const whole = row[4] === query || (row[2] || "").toLocaleLowerCase() === lower;
-      rank.set(row, (row[3] ? 0 : 2 ** 21) + (whole ? 0 : 2 ** 20) + row[1].length);
-    }
-    const closer = (a, b) => rank.get(a) - rank.get(b);
-    starts.sort(closer);
-    within.sort(closer);
+    // the closest 8 (names.js): the duel's own cards, a name typed whole, names starting with the
+    // text, then the shorter names; read from the list's index, one letter no longer ranks 400 rows
+    const shown = closest(this.ranked, typed, query, 8);
     // nothing found in a language whose names the service lacks (Japanese: the card data holds
     // English names only): typing 灰流 showed nothing, and nothing said what would be found
-    if (!starts.length && !within.length && !this.localNames && language !== "en" && this.names.length) {
+    if (!shown.length && !this.localNames && language !== "en" && this.names.length) {
       box.replaceChildren(el("p", "hint", t("No card found: names in this language are not installed; type the English name or the passcode.")));
       return;
     }
-    box.replaceChildren(...[...starts, ...within].slice(0, 8).map((row) => {
+    box.replaceChildren(...shown.map((row) => {
       const b = button(row[1], () => this.named(row[0]), "suggestion");
       b.setAttribute("role", "option");
       b.dataset.code = String(row[0]);
