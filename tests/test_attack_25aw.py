@@ -236,3 +236,24 @@ def test_what_the_recorder_itself_named_stays_its_own(client):  # noqa: F811
     assert not _leaks(json.dumps(seen))
     spectator = _get(client, duel, "state", duel["tokens"]["spectator"]).text
     assert "62279055" not in spectator, "the table's recorder's knowledge is not the spectators'"
+
+
+def test_the_tables_files_are_named_as_the_spectators_files_they_are(client):  # noqa: F811
+    """The table's ``.ygr`` of a duel and of a match is a spectator's file (``access.filed_as``)
+    but was saved as ``ID.table.ygr``, a view no file has: it is named ``ID.spectator.ygr``."""
+    from test_match_service import MATCHES, lines
+    duel, recorder = _table(client)
+    answer = _get(client, duel, "replay.ygr", recorder)
+    assert loads(answer.content).view == "spectator"
+    assert answer.headers["content-disposition"] == f'attachment; filename="{duel["id"]}.spectator.ygr"'
+    judged = _get(client, duel, "replay.ygr", duel["tokens"]["judge"])
+    assert judged.headers["content-disposition"] == f'attachment; filename="{duel["id"]}.judge.ygr"'
+    made = client.post("/rounds?event=Regional&round=3&visibility=unlisted", content="1,Yugi,Kaiba\n",
+                       headers={"Content-Type": "text/csv", **ORGANISER}).json()
+    table = made["tables"][0]
+    rec = auth(table["tokens"]["recorder"])
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert client.post(f"/matches/{table['match']}/events", json=decks, headers=rec).status_code == 200
+    data = client.get(f"/matches/{table['match']}/replay.ygr", headers=rec)
+    assert data.status_code == 200 and loads(data.content).view == "spectator", data.text
+    assert data.headers["content-disposition"] == f'attachment; filename="{table["match"]}.spectator.ygr"'
