@@ -561,11 +561,11 @@ _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
 class _Kept(_Names):
-    """The table's names (``access.TABLE``, ``redactor_of``): each card by the record's id as it
-    is created (the table enters the duel: its decks, its Tokens), and the cards of a hidden pile
-    mixed named anew as a spectator's view names them. Kept, a card the table saw shown (Pot of
-    Greed), back in the hand, and Set by its player's device later, was Set under the very id the
-    table had seen shown."""
+    """The table's names (``access.TABLE``, ``redactor_of``). The table enters the duel (its
+    decks, its Tokens), so each card keeps the record's id as it is created: what the table
+    appends names cards as the record does. It must still not follow a card through what it did
+    not see, so the cards of a hidden pile, once mixed, are named anew as a spectator's view
+    names them (``_Names.mix``/``deal``)."""
 
     def permuted(self, index: int, ids: list[str], pattern: str) -> None:
         for card_id in ids:
