@@ -53,6 +53,19 @@ def _table(client, release: str = "event") -> tuple[dict, str]:  # noqa: F811
     return duel, tokens["recorder"]
 
 
+def _round_table(client) -> tuple[dict, dict]:  # noqa: F811
+    """A round's one table (a match of paper duels) with both decklists registered, and its
+    recorder's headers (the table's code)."""
+    from test_match_service import MATCHES, lines
+    made = client.post("/rounds?event=Regional&round=3&visibility=unlisted", content="1,Yugi,Kaiba\n",
+                       headers={"Content-Type": "text/csv", **ORGANISER}).json()
+    table = made["tables"][0]
+    rec = auth(table["tokens"]["recorder"])
+    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
+    assert client.post(f"/matches/{table['match']}/events", json=decks, headers=rec).status_code == 200
+    return table, rec
+
+
 def _get(client, duel: dict, path: str, token: str, **params):  # noqa: F811
     answer = client.get(f"/duels/{duel['id']}/{path}", params=params, headers=auth(token))
     assert answer.status_code == 200, (path, answer.text)
@@ -177,14 +190,8 @@ def test_a_players_seal_stays_the_judges(client):  # noqa: F811
 def test_a_matchs_recorder_reads_its_witnessed_duels_as_the_table(client):  # noqa: F811
     """A round's table (a match of paper duels): the match's recorder token reads the duel, and the
     match's ``.ygr`` carries the duel, as the table sees it (a spectator's file), not the judge's."""
-    from test_match_service import MATCHES, lines
     from test_rounds import DUEL
-    made = client.post("/rounds?event=Regional&round=3&visibility=unlisted", content="1,Yugi,Kaiba\n",
-                       headers={"Content-Type": "text/csv", **ORGANISER}).json()
-    table = made["tables"][0]
-    rec = auth(table["tokens"]["recorder"])
-    decks = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
-    assert client.post(f"/matches/{table['match']}/events", json=decks, headers=rec).status_code == 200
+    table, rec = _round_table(client)
     duel = client.post(f"/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0},
                        headers=rec).json()["duel"]
     paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
@@ -236,3 +243,18 @@ def test_what_the_recorder_itself_named_stays_its_own(client):  # noqa: F811
     assert not _leaks(json.dumps(seen))
     spectator = _get(client, duel, "state", duel["tokens"]["spectator"]).text
     assert "62279055" not in spectator, "the table's recorder's knowledge is not the spectators'"
+
+
+def test_the_tables_files_are_named_as_the_spectators_files_they_are(client):  # noqa: F811
+    """The table's ``.ygr`` of a duel and of a match is a spectator's file (``access.filed_as``)
+    but was saved as ``ID.table.ygr``, a view no file has: it is named ``ID.spectator.ygr``."""
+    duel, recorder = _table(client)
+    answer = _get(client, duel, "replay.ygr", recorder)
+    assert loads(answer.content).view == "spectator"
+    assert answer.headers["content-disposition"] == f'attachment; filename="{duel["id"]}.spectator.ygr"'
+    judged = _get(client, duel, "replay.ygr", duel["tokens"]["judge"])
+    assert judged.headers["content-disposition"] == f'attachment; filename="{duel["id"]}.judge.ygr"'
+    table, rec = _round_table(client)
+    data = client.get(f"/matches/{table['match']}/replay.ygr", headers=rec)
+    assert data.status_code == 200 and loads(data.content).view == "spectator", data.text
+    assert data.headers["content-disposition"] == f'attachment; filename="{table["match"]}.spectator.ygr"'

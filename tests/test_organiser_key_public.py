@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from ygoreplay import signing
+from ygoreplay import files, signing
 from ygoreplay.signing import OrganiserKey
 
 
@@ -80,7 +80,33 @@ def test_a_link_or_a_pipe_in_the_halfs_place_is_neither_read_through_nor_written
     os.remove(kept)
     os.symlink(decoy, kept)
     assert _loaded(key_path).public == public
-    assert os.path.islink(kept) and decoy.read_bytes().startswith(base64.b64encode(other))
+    assert decoy.read_bytes().startswith(base64.b64encode(other))       # the link replaced, not its file
+    assert os.path.isfile(kept) and not os.path.islink(kept) and _loaded(key_path).public == public
     os.remove(kept)
     os.mkfifo(kept)                                      # opened, it would wait for a writer
+    assert _loaded(key_path).public == public
+
+
+def test_a_link_planted_just_before_the_halfs_write_is_replaced_not_written_through(key_path, tmp_path,
+                                                                                     monkeypatch):
+    """A check for a link and then a write that resolves one left a window: a link planted between
+    them had the half written over the file it named. The write itself resolves nothing now."""
+    key, _ = OrganiserKey.load_or_create(key_path)
+    public = key.public
+    kept = key_path + ".public"
+    os.remove(kept)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"not the key's to write\n")
+    resolve = files._target
+
+    def planted(path, *args, **kwargs):                  # the link appears as the write begins
+        if str(path) == kept and not os.path.lexists(kept):
+            os.symlink(victim, kept)
+        return resolve(path, *args, **kwargs)
+
+    monkeypatch.setattr(files, "_target", planted)
+    assert _loaded(key_path).public == public
+    assert victim.read_bytes() == b"not the key's to write\n"
+    assert os.path.isfile(kept) and not os.path.islink(kept)
+    monkeypatch.undo()
     assert _loaded(key_path).public == public

@@ -37,8 +37,8 @@ def two_devices(events: list[Event]) -> tuple[list[Event], dict[str, tuple[int, 
     """The record two players' devices and a public recorder write of a full record, and each
     sealed card's (passcode, nonce), as the devices keep them."""
     public = recorded_by(events, CARDS, "spectator")
-    players = [Redactor(CARDS, f"p{p}", b"", keep_ids=True) for p in (0, 1)]
-    spectator = Redactor(CARDS, "spectator", b"", keep_ids=True)
+    players = [Redactor(CARDS, f"p{p}", b"", naming="record") for p in (0, 1)]
+    spectator = Redactor(CARDS, "spectator", b"", naming="record")
     kept: dict[str, tuple[int, str]] = {}
     out: list[Event] = []
     for event, public_event in zip(events, public):

@@ -103,14 +103,17 @@ def read_limited(path: str | os.PathLike[str], limit: int, what: str = "file",
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644, *,
-                 exclusive: bool = False) -> int:
+                 exclusive: bool = False, follow: bool = True) -> int:
     """Write ``data`` to ``path`` whole, or leave what was there untouched; returns the size.
 
     With ``exclusive`` an existing file is never replaced (FileExistsError): two processes creating
-    the same file at once cannot overwrite each other. Raises InputError naming the file (no room,
-    no permission, a folder in the way). (Many files at once: ``write_pending`` and ``commit``.)
+    the same file at once cannot overwrite each other. Without ``follow`` a symbolic link at
+    ``path`` is replaced itself, never the file it names: nothing is resolved, and the rename onto
+    the exact path replaces whatever entry is there when it happens (a link planted after any
+    check is no window). Raises InputError naming the file (no room, no permission, a folder in
+    the way). (Many files at once: ``write_pending`` and ``commit``.)
     """
-    target = _target(path)
+    target = _target(path, follow)
     temp = _write_temp(target, data, mode, sync=True)
     try:
         if exclusive:
@@ -250,12 +253,15 @@ _KEPT = ((b"SQLite format 3\0", "an SQLite database (a store, a witness or a car
          (b"-----BEGIN OPENSSH PRIVATE KEY-----", "a private key"))
 
 
-def _target(path: str | os.PathLike[str]) -> Path:
-    """Where a write goes: a symbolic link's target (the link is kept), never a folder, and never
-    over a file that holds what ygoreplay keeps (``_KEPT``): ``export DUEL -o duels.sqlite``
-    replaced the whole store with one duel's file, ``-o organiser.key`` the key."""
+def _target(path: str | os.PathLike[str], follow: bool = True) -> Path:
+    """Where a write goes: a symbolic link's target (the link is kept; without ``follow`` the link
+    itself, replaced), never a folder, and never over a file that holds what ygoreplay keeps
+    (``_KEPT``): ``export DUEL -o duels.sqlite`` replaced the whole store with one duel's file,
+    ``-o organiser.key`` the key."""
     target = Path(path)
     if target.is_symlink():
+        if not follow:
+            return target                    # the link is replaced: what it names is never the target
         target = target.resolve()
     if target.exists() and not target.is_file():
         raise InputError(f"{target}: not a regular file; nothing was written")

@@ -208,11 +208,11 @@ class OrganiserKey:
     def _keep_public(self, raw: bytes) -> None:
         """Keep the derived public half beside the key's file; where it cannot be written (a
         folder not the user's to write), it is derived again next time. A symbolic link in its
-        place is neither read nor written through (the write would replace the file it names)."""
+        place is never written through: the write replaces the link itself, whenever it was
+        planted (a check before the write left a window between the two)."""
         line = base64.b64encode(raw) + b" " + base64.b64encode(self._public_tag(raw)) + b"\n"
         try:
-            if not os.path.islink(self.path + _PUBLIC_CACHE):
-                write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600)
+            write_atomic(self.path + _PUBLIC_CACHE, line, mode=0o600, follow=False)
         except (OSError, InputError):
             pass
 

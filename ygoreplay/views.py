@@ -561,11 +561,11 @@ _ABSENT, _KNOWN, _UNKNOWN = object(), object(), object()
 
 
 class _Kept(_Names):
-    """The table's names (``access.TABLE``, ``redactor_of``): each card by the record's id as it
-    is created (the table enters the duel: its decks, its Tokens), and the cards of a hidden pile
-    mixed named anew as a spectator's view names them. Kept, a card the table saw shown (Pot of
-    Greed), back in the hand, and Set by its player's device later, was Set under the very id the
-    table had seen shown."""
+    """The table's names (``access.TABLE``, ``redactor_of``). The table enters the duel (its
+    decks, its Tokens), so each card keeps the record's id as it is created: what the table
+    appends names cards as the record does. It must still not follow a card through what it did
+    not see, so the cards of a hidden pile, once mixed, are named anew as a spectator's view
+    names them (``_Names.mix``/``deal``)."""
 
     def permuted(self, index: int, ids: list[str], pattern: str) -> None:
         for card_id in ids:
@@ -589,6 +589,12 @@ class _Ids(_Kept):
         return [index, sorted(before.values()), sorted(before.values())]
 
 
+#: How a view names the record's cards: ``fresh`` names only its key decides (a view to share),
+#: the ``record``'s own ids (a viewer's own record, ``recorded_by``), or the ``table``'s (the
+#: record's ids, a mixed hidden pile named anew).
+NAMINGS: dict[str, type[_Names]] = {"fresh": _Names, "record": _Ids, "table": _Kept}
+
+
 @dataclasses.dataclass
 class ViewStep:
     """What one event of the record becomes in a view: the event as the view has it, and what
@@ -606,17 +612,17 @@ class Redactor:
     """Derives a view of a record event by event (a live duel is redacted as it is recorded):
     ``feed`` each event of the full record, in order; ``redaction`` holds the view so far."""
 
-    def __init__(self, cards: CardDB, view: str, key: bytes, *, keep_ids: bool = False,
-                 full_scan: bool = False, own: str | None = None, mixes_named: bool = False) -> None:
+    def __init__(self, cards: CardDB, view: str, key: bytes, *, naming: str = "fresh",
+                 full_scan: bool = False, own: str | None = None) -> None:
         if view not in VIEWS:
             raise ValueError(f"unknown view {view!r} (views: {', '.join(VIEWS)})")
         self.view = view
         self.key = key
         self.redaction = Redaction([], [], [], [], {}, set(cards) if view == "judge" else set())
         self.history = History(cards, audit=True)
-        # ``keep_ids``: the record's ids (``recorded_by``), and ``mixes_named``: but for the cards of
-        # a hidden pile mixed, named anew (the table's, ``redactor_of``)
-        self.names = (_Kept if mixes_named else _Ids if keep_ids else _Names)(key, view)
+        # ``naming`` (``NAMINGS``): fresh names, the record's ids (``recorded_by``), or the table's
+        # (``redactor_of``)
+        self.names = NAMINGS[naming](key, view)
         # What ``_learn`` last looked at, so the next event looks only at what changed since (see
         # ``_Looked``); ``full_scan``: look at every card at every event (the tests' reference).
         self.looked: _Looked | None = None
@@ -713,7 +719,7 @@ def redactor_of(view: str, cards: CardDB, key: bytes) -> Redactor:
     tell), knowing too what the recorder's own entries named (a Trap it named as it was Set: its
     page offers to activate it)."""
     if view == TABLE:
-        return Redactor(cards, "spectator", key, mixes_named=True, own="recorder")
+        return Redactor(cards, "spectator", key, naming="table", own="recorder")
     return Redactor(cards, view, key)
 
 
@@ -733,7 +739,7 @@ def recorded_by(events: list[Event], cards: CardDB, view: str) -> list[Event]:
     record of a duel is the duel a scorekeeper at the table records."""
     if view == "judge":
         return list(events)
-    redactor = Redactor(cards, view, b"", keep_ids=True)
+    redactor = Redactor(cards, view, b"", naming="record")
     out = []
     known: dict[str, int] = {}      # cards the viewer knew as they were registered (its Extra Deck)
     for event in events:

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import viewer
-from ..access import NARROWER
+from ..access import NARROWER, filed_as
 from ..application import violation_dict
 from ..errors import (
     ConflictError, Forbidden, InputError, StoreError, StoreUnavailable, Unconfirmed, VerificationError, YgoreplayError)
@@ -150,8 +150,10 @@ def _json(status: int, data: dict) -> JSONResponse:
     return JSONResponse(data, status_code=status)
 
 
-def _ygr(data: bytes, filename: str) -> Response:
-    """A ``.ygr`` file to save (a view's own: never kept by a cache)."""
+def _ygr(data: bytes, record_id: str, view: str) -> Response:
+    """A ``.ygr`` file to save (a view's own: never kept by a cache), named for the record and the
+    view it is filed as: the table's is a spectator's file (``access.filed_as``), so named."""
+    filename = f"{record_id}.{filed_as(view)}.ygr"
     return Response(data, media_type="application/x-ygoreplay",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"})
 

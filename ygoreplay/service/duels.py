@@ -296,7 +296,7 @@ def replay_file(duel_id: str, service: ServiceDep, asking: DuelCaller,
     """The duel as a signed ``.ygr`` file for the view (a delayed spectator's, cut at what it may see)."""
     caller, live = asking
     view = Service.view_for(caller, view)
-    return _ygr(live.replay_file(view, service.store.key), f"{duel_id}.{view}.ygr")
+    return _ygr(live.replay_file(view, service.store.key), duel_id, view)
 
 
 @router.get("/duels/{duel_id}/follow", tags=["everyone"], response_class=EventStream,

@@ -353,7 +353,7 @@ def match_file(match_id: str, service: ServiceDep, asking: MatchCaller,
             shown = view if view in NARROWER[own] or duel.released() else own
             shown = seated(shown, live.state().players, duel.seats())
             games.append(duel.replay_file(shown, service.store.key))
-    return _ygr(live.replay(view, service.store.key, games), f"{match_id}.{view}.ygr")
+    return _ygr(live.replay(view, service.store.key, games), match_id, view)
 
 
 @router.get("/matches/{match_id}/follow", tags=["everyone"], response_class=EventStream,
