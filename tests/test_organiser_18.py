@@ -21,6 +21,7 @@ from ygoreplay.rounds import RoundSettings, create_round, read_pairings, status
 DECKS = [e for e in lines(MATCHES / "two-nil.jsonl") if e["kind"] == "decklist_registered"]
 DUEL = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")        # Yugi (player 0) wins on LP
 PAPER = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+CALL = [{"kind": "judge_note", "category": "call", "judge": "", "note": "a ruling, please"}]
 
 
 def _round(client, tables: int = 4) -> dict:
@@ -38,6 +39,18 @@ def _start(client, table: dict) -> dict:
     game = client.post(f"/matches/{table['match']}/games", json={"first_player": 0, "chosen_by": 0}, headers=writer)
     assert game.status_code == 201, game.text
     return game.json()["duel"]
+
+
+def _called(client) -> tuple[dict, dict, dict]:
+    """A round whose first table's duel has begun (its first six entries) and called the judge
+    (the recorder page's *Call the judge*): the round, that table and its duel."""
+    made = _round(client)
+    one = made["tables"][0]
+    duel = _start(client, one)
+    writer = auth(duel["tokens"]["recorder"])
+    assert client.post(f"/duels/{duel['id']}/events", json=PAPER[:6], headers=writer).status_code == 200
+    assert client.post(f"/duels/{duel['id']}/events", json=CALL, headers=writer).status_code == 200
+    return made, one, duel
 
 
 def _tables(client, made: dict) -> dict[int, dict]:
@@ -66,13 +79,7 @@ def test_a_judge_called_at_a_table_flags_it_on_the_round_until_the_ruling(client
 def test_a_call_or_a_dispute_in_a_tables_duel_flags_it_until_a_judge_answers(client):
     """MATCH-08 at the table: the recorder page's *Call the judge* is a call in the duel; a
     player's device disputing an entry is one too; a judge's note answers them."""
-    made = _round(client)
-    one = made["tables"][0]
-    duel = _start(client, one)
-    writer = auth(duel["tokens"]["recorder"])
-    assert client.post(f"/duels/{duel['id']}/events", json=PAPER[:6], headers=writer).status_code == 200
-    call = [{"kind": "judge_note", "category": "call", "judge": "", "note": "a ruling, please"}]
-    assert client.post(f"/duels/{duel['id']}/events", json=call, headers=writer).status_code == 200
+    made, one, duel = _called(client)
     assert _tables(client, made)[1]["attention"] == ["judge_called"]
     note = client.post(f"/duels/{duel['id']}/notes", json={"judge": "Floor", "text": "resolved", "category": "ruling"},
                        headers=auth(one["tokens"]["judge"]))
@@ -248,18 +255,13 @@ def test_a_tables_call_a_reader_does_not_see_yet_is_not_flagged_to_it(client, st
     reader's cut, ``seen``) is not told of a call its cut leaves out: a call the judge answered,
     then a new one past the cut. The duel's anchor counts the whole record's open calls: the
     table was flagged to that reader before its delay let it see why."""
-    made = _round(client)
-    one = made["tables"][0]
-    duel = _start(client, one)
+    made, one, duel = _called(client)
     writer = auth(duel["tokens"]["recorder"])
-    assert client.post(f"/duels/{duel['id']}/events", json=PAPER[:6], headers=writer).status_code == 200
-    call = [{"kind": "judge_note", "category": "call", "judge": "", "note": "a ruling, please"}]
-    assert client.post(f"/duels/{duel['id']}/events", json=call, headers=writer).status_code == 200
     note = client.post(f"/duels/{duel['id']}/notes", json={"judge": "Floor", "text": "resolved", "category": "ruling"},
                        headers=auth(one["tokens"]["judge"]))
     assert note.status_code in (200, 201), note.text
     seen_then = len(store.records_after(duel["id"], 0))
-    assert client.post(f"/duels/{duel['id']}/events", json=call, headers=writer).status_code == 200
+    assert client.post(f"/duels/{duel['id']}/events", json=CALL, headers=writer).status_code == 200
     records = store.records_after(duel["id"], 0)
     whole = status(store, made["id"], seen=lambda d: records if d == duel["id"] else [])
     assert whole["tables"][0]["attention"] == ["judge_called"]
