@@ -29,6 +29,7 @@ from typing import Iterable, Iterator
 from . import i18n
 from .cards import CardFacts, unnamed
 from .files import data_dir, version_of
+from .text import plain
 
 #: The languages a names file can hold: the catalogue languages and YGOPRODeck's others.
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")
@@ -145,8 +146,9 @@ def _convert_all(config: str, texts: list[str]) -> list[str]:
 
 
 def fold(text: str) -> str:
-    """Chinese text as names are compared: Simplified, case ignored (閃刀 and 闪刀 the same)."""
-    return _converter("t2s").convert(text).casefold()
+    """Chinese text as names are compared: Simplified, then ``text.plain`` (閃刀 and 闪刀 the same,
+    ＡＢＣ and abc too), as the page folds it (``fold_table``, then names.js ``plain``)."""
+    return plain(_converter("t2s").convert(text))
 
 
 def fold_table(names: Iterable[str]) -> dict[str, str]:
@@ -179,10 +181,10 @@ def card_name(facts: CardFacts | None, code: int = 0) -> str:
 
 
 def find_codes(text: str, language: str | None = None, limit: int = 50) -> list[int]:
-    """Passcodes whose name in ``language`` holds ``text`` (case ignored; Chinese in either script,
-    ``fold``), exact names first."""
+    """Passcodes whose name in ``language`` holds ``text`` (case and width ignored, ``text.plain``;
+    Chinese in either script, ``fold``), exact names first."""
     language = language or names_language()
-    same = fold if language in FOLDED_LANGUAGES else str.casefold
+    same = fold if language in FOLDED_LANGUAGES else plain
     wanted = same(text.strip())
     if not wanted:
         return []

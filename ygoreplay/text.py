@@ -47,13 +47,22 @@ def _hidden() -> re.Pattern[str]:
     return re.compile(f"[{_HIDDEN}]")
 
 
+def plain(text: str) -> str:
+    """Text as typed compared with names: compatibility forms folded (``ＡＢＣ`` typed in a Chinese
+    or Japanese input's full-width mode is ``ABC``, ``Z－ONE`` is ``Z-ONE``: NFKC), case folded. The
+    recorder page's name box folds so (viewer/names.js ``plain``), and so do the names compared
+    here (``card_names.find_codes``, ``name_key``). A search of the library folds the same forms
+    and accents besides (``card_sources.normal_name``: NFKD, its index's keys)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
 def name_key(name: str) -> str:
     """A player's name as it reads: compatibility forms folded (``Ｙｕｇｉ`` is ``Yugi``: NFKC), case
     folded, every character not seen left out (zero-width, bidirectional controls) and white space
     made one space. Two names with one key are one name to whoever reads them (an LP sheet, a
     pairing, a match's seats): the one comparison of players' names (``rounds.read_pairings``,
     ``match.rules``: a match's two players)."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", _hidden().sub("", name)).casefold())
+    folded = unicodedata.normalize("NFKC", plain(_hidden().sub("", name)))
     return " ".join(folded.split())
 
 
