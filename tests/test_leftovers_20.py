@@ -59,3 +59,92 @@ def test_one_fold_for_names_typed_and_player_names():
     from ygoreplay.text import name_key, plain
     assert plain("Ｚ－ＯＮＥ") == plain("z-one") == "z-one" and plain("ＡＢＣ") == "abc"
     assert name_key("Ｙｕ\u200bｇｉ  Ｍｕｔｏ") == plain("Yugi Muto")
+
+
+# -- the importer's Flip effects (EFF-05) ----------------------------------------------------------
+
+FLIP_MONSTER = 0x200021                       # TYPE_MONSTER | TYPE_EFFECT | TYPE_FLIP
+
+
+def _flip_stream(after_flip: bytes) -> bytes:
+    """Player 0 Sets the top card of their Deck's opening hand (a Flip monster) on turn 1, Flip
+    Summons it on turn 3, then ``after_flip``; player 1 wins."""
+    import struct
+
+    from test_yrpx import DECKS, DECK_LOC, HAND, draw, loc, packet, refresh
+    from ygoreplay.yrpx import (MSG_FLIPSUMMONED, MSG_FLIPSUMMONING, MSG_MOVE, MSG_NEW_PHASE, MSG_NEW_TURN,
+                                MSG_SET, MSG_START, MSG_WIN)
+    d0, d1 = DECKS[0][0], DECKS[1][0]
+    mine = d0[::-1][0]
+    out = packet(MSG_START, struct.pack("<BII4H", 0, 8000, 8000, 40, 0, 40, 0))
+    out += refresh(0, DECK_LOC, d0, FLIP_MONSTER) + refresh(1, DECK_LOC, d1, 0x21)
+    out += draw(0, d0[::-1][:5]) + draw(1, d1[::-1][:5])
+    out += packet(MSG_NEW_TURN, bytes([0])) + b"".join(packet(MSG_NEW_PHASE, struct.pack("<H", p)) for p in (1, 2, 4))
+    out += packet(MSG_MOVE, struct.pack("<I", mine) + loc(0, HAND, 0, 0xA) + loc(0, 0x04, 0, 0x8) + struct.pack("<I", 0))
+    out += packet(MSG_SET, struct.pack("<I", mine) + loc(0, 0x04, 0, 0x8))
+    out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    for player, drawn in ((1, d1[::-1][5]), (0, d0[::-1][5])):
+        out += packet(MSG_NEW_TURN, bytes([player])) + packet(MSG_NEW_PHASE, struct.pack("<H", 1)) + draw(player, [drawn])
+        out += b"".join(packet(MSG_NEW_PHASE, struct.pack("<H", p)) for p in (2, 4))
+        if player == 1:
+            out += packet(MSG_NEW_PHASE, struct.pack("<H", 0x200))
+    out += packet(MSG_FLIPSUMMONING, struct.pack("<I", mine) + loc(0, 0x04, 0, 0x5)) + packet(MSG_FLIPSUMMONED, b"")
+    return out + after_flip + packet(MSG_WIN, bytes([1]))
+
+
+def _activated_on(location: int, seq: int, n: int) -> bytes:
+    """Player 0's top card activates its effect ``n`` from ``location`` as link 1, resolved at once."""
+    import struct
+
+    from test_yrpx import DECKS, loc, packet, stringid
+    from ygoreplay.yrpx import MSG_CHAIN_END, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_CHAINED, MSG_CHAINING
+    mine = DECKS[0][0][::-1][0]
+    out = packet(MSG_CHAINING, struct.pack("<I", mine) + loc(0, location, seq, 0x5)
+                 + struct.pack("<BBIQI", 0, location, seq, stringid(mine, n), 1))
+    out += packet(MSG_CHAINED, bytes([1])) + packet(MSG_CHAIN_SOLVING, bytes([1]))
+    return out + packet(MSG_CHAIN_SOLVED, bytes([1])) + packet(MSG_CHAIN_END, b"")
+
+
+def _scripts(flips: int):
+    """A card database whose script of the Flip monster declares ``flips`` FLIP effects."""
+    from test_yrpx import DECKS
+    from ygoreplay.cards import CardDB
+    from ygoreplay.effect_facts import EffectFact
+    flip = EffectFact(types=("single", "flip"))                 # EFFECT_TYPE_SINGLE+EFFECT_TYPE_FLIP
+    return CardDB([]).with_effects({DECKS[0][0][::-1][0]: (flip,) * flips})
+
+
+def _kinds(result) -> list[str | None]:
+    return [e.effect_type for e in result.events if e.kind == "activated"]
+
+
+def test_eff_05_a_second_flip_effect_of_one_flip_is_imported_as_a_flip_effect():
+    """EFF-05: a flip triggers each Flip effect its script declares (``rules.chain._check_flip``:
+    flips x the script's FLIP effects). The importer let one flip give one Flip effect: the second
+    was imported as another kind of effect (``flipped.discard``). A third, past what the script
+    declares, is not a Flip effect; nor is a second when the script was not read (one a flip)."""
+    from ygoreplay.yrpx import import_yrpx
+    two = _activated_on(0x04, 0, 0) + _activated_on(0x04, 0, 1)
+    assert _kinds(import_yrpx(_flip_replay(two), names=_scripts(2)))[:2] == ["flip", "flip"]
+    three = two + _activated_on(0x04, 0, 0)
+    assert _kinds(import_yrpx(_flip_replay(three), names=_scripts(2)))[2] != "flip"
+    assert _kinds(import_yrpx(_flip_replay(two)))[1] != "flip"
+
+
+def test_eff_05_a_flip_effect_activated_from_the_gy_after_its_flip_is_imported_as_one():
+    """EFF-05 (the rules: "on the field, or gone from it since its flip"): flipped, then sent to
+    the GY before its Flip effect, it activates from there: a Flip effect, not another kind."""
+    import struct
+
+    from test_yrpx import DECKS, loc, packet
+    from ygoreplay.yrpx import MSG_MOVE, import_yrpx
+    mine = DECKS[0][0][::-1][0]
+    to_gy = packet(MSG_MOVE, struct.pack("<I", mine) + loc(0, 0x04, 0, 0x5) + loc(0, 0x10, 0, 0x5)
+                   + struct.pack("<I", 0x40))
+    result = import_yrpx(_flip_replay(to_gy + _activated_on(0x10, 0, 0)))
+    assert _kinds(result) == ["flip"]
+
+
+def _flip_replay(after_flip: bytes) -> bytes:
+    from test_yrpx import replay
+    return replay(stream=_flip_stream(after_flip))

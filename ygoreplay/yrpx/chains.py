@@ -7,9 +7,10 @@ from dataclasses import dataclass, field, replace
 from ..events import (FZONE, Activated, CardMoved, ChainEnded, ChainLinkNegated, ChainLinkResolved, Cite, Cost,
     CountersChanged, Event, LifePointsChanged)
 from ..rules.spell_trap import leaves_after_resolving
+from .authority import effects_of
 from .cites import Effect, stayed_cite
-from .constants import (LOCATION_MZONE, LOCATION_SZONE, MSG_BECOME_TARGET, MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END,
-    MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_WIN)
+from .constants import (LOCATION_GRAVE, LOCATION_MZONE, LOCATION_REMOVED, LOCATION_SZONE, MSG_BECOME_TARGET,
+    MSG_CHAINED, MSG_CHAINING, MSG_CHAIN_END, MSG_CHAIN_NEGATED, MSG_CHAIN_SOLVED, MSG_CHAIN_SOLVING, MSG_WIN)
 from .container import Where
 from .messages import reads
 
@@ -91,6 +92,9 @@ class ChainState:
 #: field places each time a Spell resolves (Spell Counters), LP a lasting effect gives. A link
 #: with only these resolved quietly (Double Summon: its grant shows later).
 _ASIDE = (CountersChanged, LifePointsChanged)
+#: Where a Flip effect is activated from (EFF-05): the field, or the GY or banishment its monster
+#: went to since its flip (destroyed by the attack that flipped it), as the rules allow.
+_FLIPPED_IN = (LOCATION_MZONE, LOCATION_GRAVE, LOCATION_REMOVED)
 
 
 class ChainHandling:
@@ -162,14 +166,25 @@ class ChainHandling:
         facts = self.fx(card)
         if link > 1 or self.chains.chain:
             return "quick"
-        if facts.is_flip and card in self.moves.flipped and at.location == LOCATION_MZONE:
-            self.moves.flipped.discard(card)      # EFF-05: one flip, one Flip effect (the next is another effect)
+        if facts.is_flip and at.location in _FLIPPED_IN and self.flip_owed(card):
+            self.moves.flip_uses.append(card)     # EFF-05: one of the triggers its flip gave is spent
             return "flip"
         if self.open_game_state(player):
             if at.location == LOCATION_SZONE and facts.is_pendulum and facts.is_monster:
                 return "pendulum"
             return "ignition"
         return "trigger"
+
+    def flip_owed(self, card: str) -> bool:
+        """EFF-05 as the rules count it (``rules.chain._check_flip``): each flip face-up this turn
+        triggers each Flip effect its script declares (one when its script was not read) once, so
+        a second Flip effect of one flip is a Flip effect too, and a third activation is not."""
+        flips = self.moves.flipped.count(card)
+        if not flips:
+            return False
+        effects = effects_of(self.facts.names)
+        declared = effects.effects(self.field.code(card)) if effects is not None else ()
+        return self.moves.flip_uses.count(card) < flips * (sum(1 for f in declared if f.kind == "flip") or 1)
 
     @reads(MSG_BECOME_TARGET)
     def on_become_target(self, m: dict) -> None:

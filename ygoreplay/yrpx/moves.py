@@ -33,8 +33,11 @@ class MoveState:
     facedown_st: set[str] = field(default_factory=set)
     #: The turn each face-down Spell/Trap was Set (activated that turn, it needs a cite).
     set_turn: dict[str, int] = field(default_factory=dict)
-    #: Monsters turned face-up this turn: an effect of theirs activated on the field may be a FLIP effect.
-    flipped: set[str] = field(default_factory=set)
+    #: Monsters turned face-up this turn, once a flip (the rules' ``state.flipped``): an effect of
+    #: theirs activated since may be a FLIP effect (EFF-05).
+    flipped: list[str] = field(default_factory=list)
+    #: Their FLIP effects activated this turn, one entry each (the rules' ``state.flip_uses``).
+    flip_uses: list[str] = field(default_factory=list)
     #: Xyz materials our fold already sent to the GY with their monster (NIS-05): their own move is not written.
     auto_gy: set[str] = field(default_factory=set)
     #: The packet an Xyz monster left the field at, its materials not yet moved (``end_group``).

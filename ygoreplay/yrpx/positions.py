@@ -43,12 +43,12 @@ class PositionHandling:
         position = our_position(new, MZONE)
         if (self.battle.attack and card == self.battle.attack[1] and not self.battle.calculated and old & POS_FACEDOWN
                 and new & POS_FACEUP and self.chains.solving is None):
-            self.moves.flipped.add(card)                # its FLIP effect may follow the battle
+            self.moves.flipped.append(card)                # its FLIP effect may follow the battle
             if self.turns.step == "damage":             # POS-04: the rules flip it before damage calculation
                 self.emit(PositionChanged(player=at.controller & 1, card=card, position=position))
             return                                # (else damage calculation flips it in our fold)
         if old & POS_FACEDOWN and new & POS_FACEUP:
-            self.moves.flipped.add(card)
+            self.moves.flipped.append(card)
         player = at.controller & 1
         # POS-07/08: a manual change is the player's answer to an idle command; an effect's
         # change outside a chain (a continuous effect, a summon procedure's "then") is not
@@ -142,7 +142,7 @@ class PositionHandling:
         if card is None:
             self.note(f"no card at {at} to Flip Summon")
             return
-        self.moves.flipped.add(card)
+        self.moves.flipped.append(card)
         self.summons.summoning.add(card)
         self.emit(FlipSummoned(player=at.controller & 1, card=card,
                                cite=Cite(self.cause, "Flip Summoned during the resolution of its effect")

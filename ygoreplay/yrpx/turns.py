@@ -69,6 +69,7 @@ class TurnHandling:
         self.turns.phase = self.turns.step = None
         self.turns.normal_drawn = self.turns.draw_given_up = False
         self.moves.flipped.clear()
+        self.moves.flip_uses.clear()
         self.chains.turn_activations.clear()
         self.chains.resolved_turn.clear()
         self.summons.ns_grants = {0: [], 1: []}
