@@ -148,3 +148,29 @@ def test_eff_05_a_flip_effect_activated_from_the_gy_after_its_flip_is_imported_a
 def _flip_replay(after_flip: bytes) -> bytes:
     from test_yrpx import replay
     return replay(stream=_flip_stream(after_flip))
+
+
+# -- look-alike names across scripts (UTS #39 confusables, the mixed-script case) ------------------
+
+#: Latin names and the same with a letter of another script that looks like one of theirs.
+LOOK_ALIKES = [("Yugi", "Yugі"), ("Joey", "Jоey"), ("Kaiba", "Kаibа"), ("ABC", "ΑΒC")]   # Cyrillic і, о, а; Greek Α, Β
+
+
+@pytest.mark.parametrize("latin, mixed", LOOK_ALIKES, ids=["cyrillic i", "cyrillic o", "cyrillic a", "greek"])
+def test_log_05_a_name_and_its_look_alike_across_scripts_are_one_name(latin, mixed):
+    """``text.name_key`` folded width, case and characters not seen, not a letter of another
+    script drawn like a Latin one: ``Yugі`` (a Cyrillic і) against ``Yugi`` was a duel, a match and a
+    pairing of two players. Read through Unicode's confusables (``confusable-homoglyphs``), they are
+    one name: refused as a duel's two players (LOG-05; a match's, by the same key) and as a pairing. Left apart:
+    one script's own look-alikes (``Kai1``/``Kail``, ``Player 0``/``Player O``: the mixed-script
+    confusables, not every near likeness), an accent, a name whole in another script (``Маі``:
+    whole-script confusables are not folded)."""
+    from ygoreplay.rounds import PairingsError, read_pairings
+    from ygoreplay.text import name_key
+    assert name_key(latin) == name_key(mixed)
+    refused_with([{**STARTED, "players": [latin, mixed]}], "LOG-05", "read as one name")
+    with pytest.raises(PairingsError, match="cannot play themselves"):
+        read_pairings(f"1,{latin},{mixed}\n".encode(), "pairings.csv")
+    for one, other in (("Kai1", "Kail"), ("Player 0", "Player O"), ("José", "Jose"), ("Mai", "Маі"), ("遊戯", "游戏")):
+        assert name_key(one) != name_key(other), (one, other)
+    assert fold({**STARTED, "players": ["Mai", "Маі"]}).started

@@ -59,11 +59,39 @@ def plain(text: str) -> str:
 def name_key(name: str) -> str:
     """A player's name as it reads: compatibility forms folded (``Ｙｕｇｉ`` is ``Yugi``: NFKC), case
     folded, every character not seen left out (zero-width, bidirectional controls) and white space
-    made one space. Two names with one key are one name to whoever reads them (an LP sheet, a
-    pairing, a match's seats): the one comparison of players' names (``rounds.read_pairings``,
-    ``match.rules``: a match's two players)."""
-    folded = unicodedata.normalize("NFKC", plain(_hidden().sub("", name)))
-    return " ".join(folded.split())
+    made one space; in a name that mixes Latin letters with another script's, each letter of that
+    script that looks like a Latin one read as it (``Yugі``, its ``і`` Cyrillic, is ``Yugi``: UTS #39's
+    mixed-script confusables). Two names with one key are one name to whoever reads them (an LP
+    sheet, a pairing, a match's seats): the one comparison of players' names (``rounds.read_pairings``,
+    ``match.rules``: a match's two players; ``rules.setup``: a duel's)."""
+    text = unicodedata.normalize("NFKC", _hidden().sub("", name))
+    if not text.isascii() and any(ch.isascii() and ch.isalpha() for ch in text):   # Latin mixed with more
+        look_alikes = _latin_look_alikes()
+        text = "".join(look_alikes.get(ch, ch) for ch in text)
+    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
+
+
+#: Scripts whose letters stay as written in a mixed-script name (``_latin_look_alikes``).
+_KEPT_SCRIPTS = ("LATIN", "COMMON", "INHERITED")
+
+
+@lru_cache(maxsize=None)
+def _latin_look_alikes() -> dict[str, str]:
+    """Each letter of another script that Unicode's confusables (UTS #39, ``confusables.txt``, as
+    the ``confusable-homoglyphs`` package carries it) call a look-alike of a basic Latin letter →
+    that letter (the first in code point order): Cyrillic ``і`` → ``i``, Greek ``Α`` → ``A``. Read once,
+    when a name first mixes Latin letters with others (some 70 ms of CPU: never for a name in one
+    script, so a Japanese or Chinese name costs nothing)."""
+    from confusable_homoglyphs.categories import alias
+    from confusable_homoglyphs.confusables import confusables_data
+    out = {}
+    for ch, glyphs in confusables_data.items():
+        if len(ch) != 1 or alias(ch) in _KEPT_SCRIPTS:
+            continue
+        latin = sorted(g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalpha())
+        if latin:
+            out[ch] = latin[0]
+    return out
 
 
 def printable(text: str) -> str:
