@@ -68,7 +68,7 @@ def name_key(name: str) -> str:
     if not text.isascii() and any(ch.isascii() and ch.isalpha() for ch in text):   # Latin mixed with more
         look_alikes = _latin_look_alikes()
         text = "".join(look_alikes.get(ch, ch) for ch in text)
-    return " ".join(unicodedata.normalize("NFKC", text.casefold()).split())
+    return " ".join(unicodedata.normalize("NFKC", plain(text)).split())
 
 
 #: Scripts whose letters stay as written in a mixed-script name (``_latin_look_alikes``).
