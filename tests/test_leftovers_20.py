@@ -174,3 +174,17 @@ def test_log_05_a_name_and_its_look_alike_across_scripts_are_one_name(latin, mix
     for one, other in (("Kai1", "Kail"), ("Player 0", "Player O"), ("José", "Jose"), ("Mai", "Маі"), ("遊戯", "游戏")):
         assert name_key(one) != name_key(other), (one, other)
     assert fold({**STARTED, "players": ["Mai", "Маі"]}).started
+
+
+def test_log_05_a_real_replay_of_one_name_twice_imports_its_seats_told_apart(monkeypatch):
+    """An EDOPro duel a player hosted against himself names both sides ``Player``: the duel start
+    refuses one name twice (LOG-05), so the importer tells the second apart (``#2``) and says so,
+    rather than lose the replay."""
+    import test_yrpx
+    from ygoreplay.yrpx import import_yrpx
+    plain_name = test_yrpx.name
+    monkeypatch.setattr(test_yrpx, "name", lambda _: plain_name("Player"))
+    result = import_yrpx(test_yrpx.replay())
+    started = result.events[0]
+    assert started.kind == "duel_started" and started.players == ("Player", "Player #2")
+    assert any("both players are named 'Player'" in note for note in result.notes)

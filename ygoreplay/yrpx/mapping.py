@@ -87,6 +87,7 @@ from ..events import OVERLAY, CardMoved, DeckRegistered, DeckShuffled, DuelStart
 from ..importing import Expected, ImportResult
 from ..rules.base import has_open_game_state
 from ..rules.fold import AFTER_LOSS
+from ..text import name_key, printable
 from .authority import CitingFold, effects_of
 from .battle import BattleHandling, BattleState
 from .chains import ChainHandling, ChainState
@@ -340,7 +341,7 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
         self.turns.options = options
         self.emit_setup(DuelStarted(first_player=first, method="rps", ruleset=ruleset,
                                     starting_lp=self.turns.lp[0], hand_size=hand, draw_count=self.turns.draw_count,
-                                    options=options, players=tuple(self.r.players)))
+                                    options=options, players=self.seat_names()))
         if self.turns.lp[0] != self.turns.lp[1]:
             self.note(f"the players start with different LP {self.turns.lp}; our duel_started holds one value")
         for player, (main, extra) in enumerate(decks):
@@ -359,6 +360,17 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
                 self.note(f"MSG_START gives player {player} a {want}-card deck, the deck list {len(main)}")
         for player in (0, 1):
             self.new_epoch(player, setup=True)
+
+    def seat_names(self) -> tuple[str, ...]:
+        """The players' names as the replay holds them, but a second player named as the first (an
+        EDOPro duel a player hosted against himself: both ``Player``) told apart by ``#2``: a duel's
+        two seats read as one name are refused (LOG-05), and the replay would be lost to the import."""
+        names = list(self.r.players)
+        if len(names) == 2 and (key := name_key(names[0])) and key == name_key(names[1]):
+            self.note(f"both players are named {printable(names[0])!r}: the second is recorded as "
+                      f"{printable(names[1])!r} #2 (LOG-05: a duel's seats are told apart by name)")
+            names[1] = f"{names[1]} #2"
+        return tuple(names)
 
     def note_deck_check(self, player: int, main: tuple[int, ...], extra: tuple[int, ...]) -> bool:
         """A deck EDOPro's deck check would refuse: the check was off, a duel option of the room
