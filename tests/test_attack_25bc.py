@@ -1,0 +1,66 @@
+"""Attacks on a round's record (issue 25, twentieth pass): the round is an attachment of its own id,
+not signed and not witnessed, while each table's match is. Someone who may write the database,
+not holding the organiser's key, must not make the round's page, JSON, stream or results say of
+a match what its signed record does not."""
+from __future__ import annotations
+
+from ygoreplay.rounds import ATTACHMENT
+from ygoreplay.store import Store
+
+from test_attack_25i import _client, _round_with_a_duel
+from test_release import ORGANISER
+
+
+def _forged(url: str, round_id: str, change) -> None:
+    """The round's record rewritten in the database as ``change`` makes it (a new version: the
+    latest, as ``Store.attachment`` reads it); every match left as signed."""
+    with Store(url) as store:
+        kept = store.attachment(round_id, ATTACHMENT)
+        change(kept)
+        store.attach(round_id, ATTACHMENT, kept)
+
+
+def test_a_round_record_rewritten_names_each_table_as_its_signed_match_does(tmp_path):
+    """Table 1's players swapped in the round's record: the page, its JSON and the results CSV
+    put Kaiba over Yugi's score (and, once the match ended, Yugi's win under Kaiba's name: the
+    winner is the match's seat, the name the record's), and ``verify`` of the match held. A
+    table's players are its signed match's; the record's swap changes nothing shown."""
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        made, _duel = _round_with_a_duel(client)
+        before = client.get(f"/rounds/{made['id']}.json").json()
+    assert before["tables"][0]["players"] == ["Yugi", "Kaiba"]
+
+    def swap(kept: dict) -> None:
+        kept["tables"][0]["players"] = ["Kaiba", "Yugi"]
+    _forged(url, made["id"], swap)
+    with _client(url) as client:
+        after = client.get(f"/rounds/{made['id']}.json").json()
+        assert after["tables"][0]["players"] == ["Yugi", "Kaiba"]
+        assert after["tables"] == before["tables"]
+        results = client.get(f"/rounds/{made['id']}/results.csv").text.splitlines()
+        assert results[1].startswith("1,Yugi,Kaiba,")
+        assert "<td>Yugi</td><td>Kaiba</td>" in client.get(f"/rounds/{made['id']}").text
+
+
+def test_a_match_of_another_round_put_in_a_round_record_shows_nothing_of_it_there(tmp_path):
+    """Table 2 of round 3 pointed at table 1's match of round 5 (another round of the event, a
+    duel being played): round 3's page showed that match's duel, state and players as table 2's.
+    A match whose signed ``match_started`` names another event or round is none of this round's
+    tables: no duel, no score, as a match that cannot be read."""
+    url = str(tmp_path / "x.sqlite")
+    with _client(url) as client:
+        other, _duel = _round_with_a_duel(client)            # round 3, table 1 playing
+        made = client.post("/rounds?event=Regional&round=5", content="1,Tea,Tristan\n2,Bakura,Duke\n",
+                           headers={"Content-Type": "text/csv", **ORGANISER}).json()
+        before = client.get(f"/rounds/{made['id']}.json").json()
+    grafted = other["tables"][0]["match"]
+
+    def graft(kept: dict) -> None:
+        kept["tables"][1]["match"] = grafted
+    _forged(url, made["id"], graft)
+    with _client(url) as client:
+        tables = client.get(f"/rounds/{made['id']}.json").json()["tables"]
+        assert (tables[1]["duels"], tables[1]["score"], tables[1]["state"]) == ([], [0, 0, 0], "not started")
+        assert tables[1]["recording"] is None and tables[1]["last_event"] is None
+        assert tables[0] == before["tables"][0]
