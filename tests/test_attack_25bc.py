@@ -8,7 +8,7 @@ from ygoreplay.rounds import ATTACHMENT
 from ygoreplay.store import Store
 
 from test_attack_25i import _client, _round_with_a_duel
-from test_release import ORGANISER
+from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures: an in-process service)
 
 
 def _forged(url: str, round_id: str, change) -> None:
@@ -64,3 +64,39 @@ def test_a_match_of_another_round_put_in_a_round_record_shows_nothing_of_it_ther
         assert (tables[1]["duels"], tables[1]["score"], tables[1]["state"]) == ([], [0, 0, 0], "not started")
         assert tables[1]["recording"] is None and tables[1]["last_event"] is None
         assert tables[0] == before["tables"][0]
+
+
+def test_a_swap_the_table_cannot_see_ends_its_batch_so_no_refusal_after_it_tells_it_passed(client):  # noqa: F811
+    """MATCH-04: between duels the table's recorder (Yugi's phone scanned the table's code) posts
+    a swap of Kaiba's cards, then an event refused on purpose (a ``game_ended`` of no duel), all or
+    none. A swap Kaiba's decklist allows was followed by the later event's refusal (LOG-03, index
+    6); one it does not, by the swap's own (MATCH-04, index 5): nothing written either way, and
+    Yugi learnt, one guess a request, that Kaiba's Main Deck held one card and his Side Deck
+    another. A swap the writer's view withholds is the last event of its batch: a batch with
+    anything after it is refused before anything is judged, the same whatever the decklist holds.
+    The judge's, who sees the decklists, is judged as before; a swap alone, or last, as before."""
+    from test_attack_25az import _round_table
+    from test_rounds import DUEL
+    table, decks = _round_table(client)
+    match, rec = table["match"], auth(table["tokens"]["recorder"])
+    game = client.post(f"/matches/{match}/games", json={"first_player": 0, "chosen_by": 0}, headers=rec).json()
+    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+    assert client.post(f"/duels/{game['duel']['id']}/events", json=paper, headers=rec).status_code == 200
+    assert client.post(f"/matches/{match}/games/1/end", json={}, headers=rec).status_code == 200
+    kaiba = next(d for d in decks if d["player"] == 1)
+    nowhere = next(c for d in decks for c in d["side"] if c not in kaiba["side"] + kaiba["main"])
+    after = {"kind": "game_ended", "game": 7, "winner": 0, "how": "lp"}
+    answers = set()
+    for out in (kaiba["main"][0], nowhere):               # held by Kaiba's Main Deck, and not
+        swap = {"kind": "side_deck_swapped", "player": 1, "main_out": [out], "main_in": [kaiba["side"][0]],
+                "extra_out": [], "extra_in": []}
+        answer = client.post(f"/matches/{match}/events", json=[swap, after], headers=rec)
+        assert answer.status_code == 400 and "last in its batch" in answer.text, answer.text
+        answers.add(answer.text)
+        judged = client.post(f"/matches/{match}/events", json=[swap, after], headers=auth(table["tokens"]["judge"]))
+        assert judged.status_code == 422 and judged.json()["rule"] == ("LOG-03" if out != nowhere else "MATCH-04")
+    assert len(answers) == 1, answers
+    assert client.get(f"/matches/{match}/state", headers=rec).json()["events"] == 5, "nothing was written"
+    swap = {"kind": "side_deck_swapped", "player": 1, "main_out": [kaiba["main"][0]], "main_in": [kaiba["side"][0]],
+            "extra_out": [], "extra_in": []}
+    assert client.post(f"/matches/{match}/events", json=[swap], headers=rec).status_code == 200
