@@ -14,10 +14,10 @@ from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures
 def _forged(url: str, round_id: str, change) -> None:
     """The round's record rewritten in the database as ``change`` makes it (a new version: the
     latest, as ``Store.attachment`` reads it); every match left as signed."""
-    with Store(url) as store:
-        kept = store.attachment(round_id, ATTACHMENT)
+    with Store(url) as forger:
+        kept = forger.attachment(round_id, ATTACHMENT)
         change(kept)
-        store.attach(round_id, ATTACHMENT, kept)
+        forger.attach(round_id, ATTACHMENT, kept)
 
 
 def test_a_round_record_rewritten_names_each_table_as_its_signed_match_does(tmp_path):
@@ -75,14 +75,9 @@ def test_a_swap_the_table_cannot_see_ends_its_batch_so_no_refusal_after_it_tells
     another. A swap the writer's view withholds is the last event of its batch: a batch with
     anything after it is refused before anything is judged, the same whatever the decklist holds.
     The judge's, who sees the decklists, is judged as before; a swap alone, or last, as before."""
-    from test_attack_25az import _round_table
-    from test_rounds import DUEL
-    table, decks = _round_table(client)
+    from test_attack_25az import between_duels
+    table, decks = between_duels(client)
     match, rec = table["match"], auth(table["tokens"]["recorder"])
-    game = client.post(f"/matches/{match}/games", json={"first_player": 0, "chosen_by": 0}, headers=rec).json()
-    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
-    assert client.post(f"/duels/{game['duel']['id']}/events", json=paper, headers=rec).status_code == 200
-    assert client.post(f"/matches/{match}/games/1/end", json={}, headers=rec).status_code == 200
     kaiba = next(d for d in decks if d["player"] == 1)
     nowhere = next(c for d in decks for c in d["side"] if c not in kaiba["side"] + kaiba["main"])
     after = {"kind": "game_ended", "game": 7, "winner": 0, "how": "lp"}
