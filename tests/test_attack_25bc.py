@@ -4,6 +4,10 @@ not holding the organiser's key, must not make the round's page, JSON, stream or
 a match what its signed record does not."""
 from __future__ import annotations
 
+import pytest
+
+from ygoreplay.errors import InputError
+from ygoreplay.files import rewrite
 from ygoreplay.rounds import ATTACHMENT
 from ygoreplay.store import Store
 
@@ -95,3 +99,17 @@ def test_a_swap_the_table_cannot_see_ends_its_batch_so_no_refusal_after_it_tells
     swap = {"kind": "side_deck_swapped", "player": 1, "main_out": [kaiba["main"][0]], "main_in": [kaiba["side"][0]],
             "extra_out": [], "extra_in": []}
     assert client.post(f"/matches/{match}/events", json=[swap], headers=rec).status_code == 200
+
+
+def test_a_link_planted_as_a_files_lock_is_never_opened_through(tmp_path):
+    """``files.rewrite`` (a CLI match file's appends) locks ``.NAME.lock`` beside the file, opened
+    to be made if missing: a link planted there by whoever may write the folder had this user make
+    an empty file wherever it pointed (``~/.ssh/…``), and lock that. A lock that is a link is
+    refused, nothing written, nothing made where it points."""
+    target, elsewhere = tmp_path / "m.ygm", tmp_path / "elsewhere" / "made"
+    target.write_bytes(b"before")
+    elsewhere.parent.mkdir()
+    (tmp_path / ".m.ygm.lock").symlink_to(elsewhere)
+    with pytest.raises(InputError, match="nothing was written"):
+        rewrite(target, lambda path: path.read_bytes() + b" after")
+    assert not elsewhere.exists() and target.read_bytes() == b"before"
