@@ -134,6 +134,19 @@ def test_the_tables_recorder_enters_nothing_into_a_judges_what_if(client):  # no
     assert client.post(f"/duels/{branch}/events", json=[SECOND], headers=judge).status_code == 200
 
 
+def between_duels(client) -> tuple[dict, list[dict]]:  # noqa: F811
+    """``_round_table``'s table after its first duel, played on paper and ended: the table and
+    both decklists as registered."""
+    from test_rounds import DUEL
+    table, decks = _round_table(client)
+    match, rec = table["match"], auth(table["tokens"]["recorder"])
+    game = client.post(f"/matches/{match}/games", json={"first_player": 0, "chosen_by": 0}, headers=rec).json()
+    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
+    assert client.post(f"/duels/{game['duel']['id']}/events", json=paper, headers=rec).status_code == 200
+    assert client.post(f"/matches/{match}/games/1/end", json={}, headers=rec).status_code == 200
+    return table, decks
+
+
 def test_a_swaps_refusal_tells_the_table_nothing_of_a_decklist(client):  # noqa: F811
     """Between games the table's recorder enters each player's siding (``/swaps``). A swap of a
     card the decklist lacks was refused naming the card and the part lacking it (MATCH-04), so
@@ -142,13 +155,8 @@ def test_a_swaps_refusal_tells_the_table_nothing_of_a_decklist(client):  # noqa:
     Main Deck held the first, "Main Deck holds no copy of Y" when not. The table's recorder is
     told only that a card of the swap is not the decklist's (and the cards' own facts, DECK-02/03,
     are checked before the decklist); the judge is told which."""
-    from test_rounds import DUEL
-    table, decks = _round_table(client)
+    table, decks = between_duels(client)
     match, rec = table["match"], auth(table["tokens"]["recorder"])
-    game = client.post(f"/matches/{match}/games", json={"first_player": 0, "chosen_by": 0}, headers=rec).json()
-    paper = [{**DUEL[0], "witnessed": True}, *DUEL[1:]]
-    assert client.post(f"/duels/{game['duel']['id']}/events", json=paper, headers=rec).status_code == 200
-    assert client.post(f"/matches/{match}/games/1/end", json={}, headers=rec).status_code == 200
     kaiba = next(d for d in decks if d["player"] == 1)
     held, nowhere = kaiba["main"][0], next(c for d in decks for c in d["side"] if c not in kaiba["side"] + kaiba["main"])
     said = set()

@@ -149,7 +149,10 @@ def rewrite(path: str | os.PathLike[str], change: Callable[[Path], bytes], mode:
     lock, fd = target.with_name(f".{target.name}.lock"), None
     try:
         try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            # never through a link planted in its place (a folder others write to): the open would
+            # make, as this user, an empty file wherever the link points
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+                         0o600)
             _lock(fd, waiting)
         except OSError as exc:
             raise _unwritten(target, exc) from None

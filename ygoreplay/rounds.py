@@ -280,21 +280,23 @@ class TableRows:
         self._rows: dict[str, tuple[tuple, Any, dict]] = {}  # match -> (key, its duel's mark, the row)
         self.made = 0                    # rows made (not taken as kept): what a bench and tests count
 
-    def read(self, store: Store, tables: list[dict], seen: Callable[[str], Sequence[Record]],
-             anyone: bool) -> list[dict]:
-        """Each table's row, a private match's only its number to ``anyone`` (``hidden_table``).
+    def read(self, store: Store, kept: dict, seen: Callable[[str], Sequence[Record]], anyone: bool) -> list[dict]:
+        """Each table's row of the round ``kept`` (``load_round``), a private match's only its
+        number to ``anyone`` (``hidden_table``).
         The access records of all the tables are read in one statement, and then, in one more,
         the marks of their matches and of the duels whose kept rows hold a mark: both before any
         match or duel is read (a change meanwhile moves a mark again)."""
+        tables, of = kept["tables"], (kept["event"], kept["round"])
         hidden = _private(store, [table["match"] for table in tables]) if anyone else set()
         shown = [table["match"] for table in tables if table["match"] not in hidden]
         kept = (self._rows.get(match_id) for match_id in shown)
         marks = store.head_marks(shown + [row[0][1][-1][0] for row in kept if row is not None and row[1] is not None])
-        return [hidden_table(table["table"]) if table["match"] in hidden else self.row(store, table, seen, marks)
+        return [hidden_table(table["table"]) if table["match"] in hidden else self.row(store, table, of, seen, marks)
                 for table in tables]
 
     def match_part(self, store: Store, match_id: str, mark: Any) -> tuple[Any, tuple]:
-        """The match's mark and (status, duels, last time, signed), read again when its mark moved."""
+        """The match's mark and (status, duels, last time, the event and round its signed
+        ``match_started`` names), read again when its mark moved."""
         kept = self._matches.get(match_id)
         if kept is not None and kept[0] == mark:
             return kept
@@ -304,13 +306,22 @@ class TableRows:
         records = _records(store, match_id)[:info.events] if info.signed else []
         duels = [r.event.duel for r in records if r.event.kind == "game_started" and r.event.duel]
         times = [r.recorded for r in records if r.event.kind not in _OPENING][-1:]
-        part = self._matches[match_id] = (mark, (info.status, duels, times))
+        started = records[0].event if records and records[0].event.kind == "match_started" else None
+        played_in = (started.event_name, started.round) if started is not None else None
+        part = self._matches[match_id] = (mark, (info.status, duels, times, played_in))
         return part
 
-    def row(self, store: Store, table: dict, seen: Callable[[str], Sequence[Record]], marks: dict) -> dict:
+    def row(self, store: Store, table: dict, of: tuple[str, int], seen: Callable[[str], Sequence[Record]],
+            marks: dict) -> dict:
         """The table's row: kept while its match's and duels' marks hold, else made again
-        (``marks``: ``Store.head_marks`` of its match, and of its duel where its kept row holds one)."""
-        mark, (s, duels, times) = self.match_part(store, table["match"], marks[table["match"]])
+        (``marks``: ``Store.head_marks`` of its match, and of its duel where its kept row holds one).
+        The round's record is not signed, its match is: a match whose signed ``match_started`` is
+        not of this round (``of``: its event and number) is none of its tables' (no duel, no
+        score, as a match that cannot be read), and a table's players are those its match signs
+        (rewritten in the round's record, "Kaiba" stood over Yugi's score and win in the results)."""
+        mark, (s, duels, times, played_in) = self.match_part(store, table["match"], marks[table["match"]])
+        if played_in != of:
+            s, duels, times = {}, [], []
         shown = {duel: seen(duel) for duel in duels}
         key = (mark, tuple((duel, len(events), events[-1].hash if events else None) for duel, events in shown.items()))
         kept = self._rows.get(table["match"])
@@ -340,7 +351,7 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     same object, so a follower's stream tells the rows that changed by identity."""
     kept = load_round(store, round_id)
     seen = seen or (lambda duel: _records(store, duel))
-    tables = (rows if rows is not None else TableRows()).read(store, kept["tables"], seen, anyone)
+    tables = (rows if rows is not None else TableRows()).read(store, kept, seen, anyone)
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
             "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables,
             "counts": counts(tables)}
@@ -353,7 +364,7 @@ def _row(store: Store, table: dict, s: dict, duels: list[str], times: list[str],
     # English, as the JSON gives it (what scripts match on); the page translates it (``said``)
     state = (N_("ended") if s.get("ended") else say("playing duel {number}", number=s["playing"])
              if s.get("playing") else N_("between duels") if duels else N_("not started"))
-    return {"table": table["table"], "players": table["players"], "match": table["match"],
+    return {"table": table["table"], "players": list(s.get("players") or table["players"]), "match": table["match"],
             "score": list(s.get("games") or [0, 0, 0]), "state": state,
             "winner": s.get("winner") if s.get("ended") else None,
             "how": s.get("how") if s.get("ended") else None,

@@ -236,6 +236,7 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
         raise Refused("invalid", say("at most {most} duel tokens in one write, not {count}", most=MAX_DUEL_TOKENS,
                                      count=len(writer.duel_tokens)), "duel_token")
     live = hub.match(match_id)
+    _blind_swap_last(events, view_of(writer.role, live.access.mode))
     created: dict[str, str] = {}
     for attempt in range(RETRIES):
         live.refresh()
@@ -340,6 +341,21 @@ def _closing(hub: Any, match_id: str, writer: Writer, ending: list[tuple[Game, i
 #: The duel's end reason (``events.END_REASONS``) of a game a match event ends other than by
 #: ``game_ended``, whose ``how`` is one already.
 _END_REASON = {"game_decided": "time", "penalty_given": "judge", "match_conceded": "surrender"}
+
+
+def _blind_swap_last(events: list[Event], view: str) -> None:
+    """A swap whose cards the writer's ``view`` may not see (the table's recorder siding a player,
+    ``withheld``) is judged against a decklist that view does not hold (MATCH-04): it is the last
+    event of its batch, or Refused before anything is judged. Followed by an event refused on
+    purpose (a ``game_ended`` of no duel), the batch's refusal told that writer, nothing written,
+    whether the swap had passed (the later event's rule and index) or not (``_as_seen``'s): whether
+    the other player's Main Deck held a card and their Side Deck another, one guess a request."""
+    blind = [i for i, ev in enumerate(events[:-1]) if ev.kind == "side_deck_swapped" and withheld(ev, view) is not None]
+    if blind:
+        raise Refused("invalid", say("event {index} is a swap of player {player}'s cards, which this view does not "
+                                     "see: it is judged against their decklist, so it is sent last in its batch "
+                                     "(or alone); nothing was written", index=blind[0], player=events[blind[0]].player),
+                      "body")
 
 
 def _as_seen(refusal: RuleViolation, ev: Event, view: str) -> RuleViolation:
