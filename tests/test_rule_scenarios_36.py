@@ -47,7 +47,8 @@ by two causes), an effect draw from a short Deck (WIN-02), the duel going on aft
 """
 from __future__ import annotations
 
-from test_rule_scenarios_27 import ev
+from test_rule_scenarios_27 import ev, table
+from test_rule_scenarios_27 import history as table_history
 from test_rule_scenarios_33 import witnessed
 from test_rules_battle import attack, calc, mon, step
 
@@ -100,6 +101,20 @@ def test_sps_07_a_witnessed_inherent_summon_without_a_condition_is_flagged_and_k
     assert [f.rule for f in state.flags] == ["SPS-07"] and state.cards["bewd"].zone == "mzone"
     report = audit([from_dict(e) for e in (board, inherent("bewd"))], fold().db)
     assert [(v.index, v.rule) for v in report.violations] == [(1, "SPS-07")]
+
+
+def test_sps_07_at_the_table_an_unseen_card_is_undecided_and_a_shown_one_judged() -> None:
+    """SPS-07 at the table, player 1's hand unseen by the recorder: a card summoned "by its own
+    procedure" without being named is undecided (listed, not flagged: a false call is worse than
+    silence); shown as Cyber Dragon it stands, shown as Blue-Eyes White Dragon it is flagged and
+    kept. Before: never flagged, and not listed as undecided."""
+    summon = ev("special_summoned", player=1, card="p1.m0", zone=0, method="inherent")
+    unseen = table_history([*table(), summon])
+    assert unseen.flags == [] and (15, "SPS-07") in [(u.index, u.rule) for u in unseen.undecided]
+    assert table_history([*table(), {**summon, "shows": {"p1.m0": CYBER_DRAGON}}]).flags == []
+    shown = table_history([*table(), {**summon, "shows": {"p1.m0": BLUE_EYES}}])
+    assert [(f.index, f.rule) for f in shown.flags] == [(15, "SPS-07")]
+    assert shown.state.cards["p1.m0"].zone == "mzone"
 
 
 # == BATTLE-06: no Damage Step for a direct attack that owes a replay ==============================
