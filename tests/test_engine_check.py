@@ -37,9 +37,12 @@ from ygoreplay.yrpx import (
 
 # -- state packets ------------------------------------------------------------------------------
 
-NORMAL, SPELL, XYZ, LINK = 0x11, 0x2, 0x800021, 0x4000021
+NORMAL, EFFECT, SPELL, XYZ, LINK = 0x11, 0x21, 0x2, 0x800021, 0x4000021
 #: What the test cards are: passcode -> (type, Level or Rank, ATK). The rest are Normal monsters.
-KINDS = {5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700), 7001: (LINK, 2, 1800)}
+#: 5011 is an Effect Monster: the streams Special Summon it by its own procedure (SPS-07: a Normal
+#: Monster prints none).
+KINDS = {5011: (EFFECT, 4, 2100), 5012: (SPELL, 0, 0), 7000: (XYZ, 4, 2500), 6012: (NORMAL, 5, 2700),
+         7001: (LINK, 2, 1800)}
 
 
 def atk(code: int) -> int:
@@ -441,8 +444,10 @@ def test_a_tribute_the_summoner_does_not_control_is_cited():
     assert report.violations == [] and [o.rule for o in report.overrides] == ["SUM-06"] and agreement.ok
 
 
-def test_a_tribute_of_ones_own_monster_cites_nothing():
-    """SUM-06: Tributing a monster you control is the rule itself: no cite."""
+def test_a_tribute_of_ones_own_monster_cites_nothing(monkeypatch):
+    """SUM-06: Tributing a monster you control is the rule itself: no cite. (6011, Special
+    Summoned by its own procedure to be Tributed, is an Effect Monster here: SPS-07.)"""
+    monkeypatch.setitem(KINDS, THEIRS, (EFFECT, 4, atk(THEIRS)))
     result, agreement, report = imported(duel(tribute_summon_on_turn_2((THEIRS, 1, 1))))
     summon_ = next(e for e in result.events if e.kind == "normal_summoned" and e.player == 1)
     assert summon_.tributes == ("p1.m34",) and summon_.cite is None

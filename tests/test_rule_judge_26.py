@@ -28,6 +28,10 @@ from test_special_summons import (
     POLYMERIZATION, THOUSAND_DRAGON, act, board, c, check, fold, fuse, moved, resolved, ritual, ss)
 
 from duel import CELTIC, DARK_MAGICIAN, GIANT_SOLDIER, KURIBOH, MAGIC_JAMMER, MST, VORSE
+
+#: XYZ-Dragon Cannon: a Contact Fusion ("Must be Special Summoned from your Extra Deck by
+#: banishing the above cards"), an inherent summon of its own text (SPS-07).
+XYZ_DRAGON_CANNON = 91998119
 from ygoreplay.events import from_dict
 from ygoreplay.rules import RuleViolation, apply
 from ygoreplay.state import DuelState
@@ -159,7 +163,8 @@ DESTROY_JAMMER = moved("jammer", [1, "gy"], "destroyed", cause="mst")
 #: Player 0 also holds a second Polymerization and a Set Magic Jammer of their own.
 FUSION_MORE = board({**FUSION_BOARD, "hand": [*FUSION_BOARD["hand"], c(POLYMERIZATION, "poly2"), c(KURIBOH, "k")],
                      "szone": [None, None, c(MAGIC_JAMMER, "my_jammer", position="set")],
-                     "extra": [*FUSION_BOARD["extra"], c(THOUSAND_DRAGON, "thousand2")]}, P1_TRAPS)
+                     "extra": [*FUSION_BOARD["extra"], c(THOUSAND_DRAGON, "thousand2"), c(XYZ_DRAGON_CANNON, "cannon")]},
+                    P1_TRAPS)
 
 
 @pytest.mark.parametrize("events", [
@@ -247,8 +252,8 @@ def test_fus_03_a_contact_fusion_is_no_fusion_summon_and_waits_for_nothing() -> 
     its materials sent as its procedure) after Polymerization resolved and another chain followed
     is not judged by it."""
     state = fold(FUSION_MORE, act("poly", zone=0), resolved(), MST_ON_JAMMER, resolved(), DESTROY_JAMMER,
-                 moved("hand_celtic", [0, "gy"]), moved("ox", [0, "gy"]), ss("thousand", 2, "inherent"))
-    assert state.cards["thousand"].summon_method == "inherent"
+                 moved("hand_celtic", [0, "gy"]), moved("ox", [0, "gy"]), ss("cannon", 2, "inherent"))
+    assert state.cards["cannon"].summon_method == "inherent"
 
 
 def test_eff_05_a_refused_flip_summon_is_no_flip() -> None:

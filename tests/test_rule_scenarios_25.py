@@ -18,7 +18,7 @@ from test_match import refused as match_refused
 from test_match import result as match_result
 from test_rules_turn import phase, step
 from test_special_summons import (
-    AXE, END, FLASH_KNIGHT, POLY, POLY_DONE, RIT, RITUAL, RITUAL_DONE, UP_ARROWS, act, board, c, check,
+    AXE, CYBER_DRAGON, END, FLASH_KNIGHT, POLY, POLY_DONE, RIT, RITUAL, RITUAL_DONE, UP_ARROWS, act, board, c, check,
     fold, fuse, moved, resolved, ritual, ss)
 
 from duel import (
@@ -42,7 +42,7 @@ def token(card_id: str, zone: int, **fields: Any) -> dict:
 
 # == Special Summons: zones (SPS-03, SPS-04, ZONE-06) ===============================================
 
-FULL = {"hand": [c(CELTIC, "hand_celtic")],
+FULL = {"hand": [c(CYBER_DRAGON, "hand_cyber")],          # SPS-07: a procedure of its own
         "mzone": [c(BATTLE_OX, "ox"), c(CELTIC, "c1"), c(VORSE, "vorse"), c(KURIBOH, "kuriboh"), None],
         "gy": [c(DARK_MAGICIAN, "gy_dm")],
         "extra": [c(LINK_SPIDER, "spider")]}
@@ -52,8 +52,8 @@ FULL = {"hand": [c(CELTIC, "hand_celtic")],
     pytest.param([ss("gy_dm", 4, cause="reborn")], "gy_dm", 4, id="the-last-free-zone"),
     pytest.param([ss("gy_dm", 4, cause="reborn"), ss("spider", 5, "link", materials=["ox"])], "spider", 5,
                  id="the-extra-monster-zone-of-a-full-main-row"),
-    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_celtic", 0, "inherent", materials=["ox"])],
-                 "hand_celtic", 0, id="a-zone-its-procedure-frees"),
+    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_cyber", 0, "inherent", materials=["ox"])],
+                 "hand_cyber", 0, id="a-zone-its-procedure-frees"),
 ])
 def test_sps_03_a_special_summon_into_a_free_zone_or_one_its_procedure_frees(events: list[dict], card: str,
                                                                              zone: int) -> None:
@@ -65,9 +65,9 @@ def test_sps_03_a_special_summon_into_a_free_zone_or_one_its_procedure_frees(eve
 
 @pytest.mark.parametrize("events", [
     pytest.param([ss("gy_dm", 0, cause="reborn")], id="by-an-effect"),
-    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_celtic", 0, "inherent")], id="inherent-no-zone-freed"),
+    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_cyber", 0, "inherent")], id="inherent-no-zone-freed"),
     pytest.param([token("sheep", 1)], id="a-token"),
-    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_celtic", 1, "inherent", materials=["ox"])],
+    pytest.param([ss("gy_dm", 4, cause="reborn"), ss("hand_cyber", 1, "inherent", materials=["ox"])],
                  id="a-zone-the-procedure-did-not-free"),
 ])
 def test_sps_03_a_special_summon_into_a_taken_zone_refused(events: list[dict]) -> None:
@@ -163,8 +163,8 @@ def test_sps_16_fusion_and_ritual_summons_name_the_resolving_card(start: list[di
     which the summon names as its cause; an inherent summon names none (it is no card effect)."""
     assert fold(*start, event).cards[event["card"]].zone == "mzone"
     check([*start, {**event, "cause": None}], rule, "name it as the cause")
-    state = fold(board({"hand": [c(CELTIC, "hand_celtic")]}), ss("hand_celtic", 0, "inherent"))
-    assert state.cards["hand_celtic"].summon_method == "inherent" and state.cards["hand_celtic"].properly_summoned
+    state = fold(board({"hand": [c(CYBER_DRAGON, "cyber")]}), ss("cyber", 0, "inherent"))   # SPS-07: its own text
+    assert state.cards["cyber"].summon_method == "inherent" and state.cards["cyber"].properly_summoned
 
 
 # == Synchro and Link materials (SYN-03, LINK-03) ====================================================

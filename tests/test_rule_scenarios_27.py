@@ -358,7 +358,7 @@ def test_battle_06_a_direct_attack_meets_a_new_monster_replay_first() -> None:
     a direct attack is then no longer allowed (BATTLE-02)."""
     board = position({"mzone": [c(BATTLE_OX, "ox")]}, {"hand": [c(KURIBOH, "kb")]}, phase="battle", step="battle")
     arrives = [board, attack("ox"), ev("special_summoned", player=1, card="kb", zone=0, cause="kb")]
-    refused_with([*arrives, step("damage"), calc((), (0, 1700))], "BATTLE-06", "a replay")
+    refused_with([*arrives, step("damage")], "BATTLE-06", "a replay")   # judge20: as the Damage Step begins
     state = fold(*arrives, ev("attack_retargeted", target="kb"), step("damage"), calc(["kb"], (0, 1400)))
     assert state.attack.target == "kb"
     refused_with([*arrives, ev("attack_retargeted", target=None)], "BATTLE-02", "controls a monster")

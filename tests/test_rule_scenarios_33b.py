@@ -159,9 +159,9 @@ def test_battle_06_a_direct_attack_goes_on_when_a_monster_comes_in_the_damage_st
 
 def test_battle_06_a_monster_that_came_in_the_battle_step_still_owes_the_replay() -> None:
     """BATTLE-06: the same Kuriboh Special Summoned in the Battle Step, before the Damage Step:
-    a replay was owed, and the direct damage calculation is still refused (a guard)."""
-    refused_with([DIRECT, attack("vorse"), KB_ARRIVES, step("damage"), calc((), (0, 1900))],
-                 "BATTLE-06", "a replay")
+    a replay was owed, and the Damage Step is not entered without it (judge20: refused as it
+    begins, no longer only at the direct damage calculation)."""
+    refused_with([DIRECT, attack("vorse"), KB_ARRIVES, step("damage")], "BATTLE-06", "a replay")
 
 
 ON_OX = battle([mon("vorse", VORSE)], [mon("ox", BATTLE_OX)], p1={"hand": [{"code": KURIBOH, "id": "kb"}]})
@@ -203,7 +203,7 @@ def test_battle_06_a_witnessed_retarget_in_the_damage_step_is_flagged_and_kept()
 def test_battle_06_whether_a_replay_was_owed_survives_a_snapshot() -> None:
     """A snapshot taken in the Damage Step keeps what the Battle Step left (the replay owed); one
     stored before it was kept reads as not settled, and the monsters decide as before."""
-    state = fold(DIRECT, attack("vorse"), KB_ARRIVES, step("damage"))
+    state = witnessed(DIRECT, attack("vorse"), KB_ARRIVES, step("damage"))   # flagged BATTLE-06, kept
     data = msgpack.unpackb(msgpack.packb(state.to_data()))
     assert DuelState.from_data(data, CARDS).attack.replay_owed is True
     data["attack"] = data["attack"][:6]

@@ -117,13 +117,30 @@ NO_REPLAY_IN_THE_DAMAGE_STEP = N_(
     "is (a direct attack stays direct), and it stops only if a monster in the battle left the field")
 
 
-def damage_step_begins(state: DuelState) -> None:
+def replay_owed(state: DuelState, attack: Attack) -> bool:
+    """BATTLE-06: a direct attack whose defender gained monsters since it was declared (and has
+    some now) owes a replay: a new target, or the attack called off; it cannot stay direct."""
+    now = frozenset(c.id for c in state.monsters(1 - state.turn_player))
+    return bool(now) and now != attack.defender_monsters
+
+
+REPLAY_OWED = N_("the opponent's monsters changed after this direct attack was declared: a replay "
+                 "(attack_retargeted or attack_cancelled) comes before the Damage Step and any damage calculation, "
+                 "and the attack cannot stay direct")
+
+
+def damage_step_begins(state: DuelState, ev: Event) -> None:
     """BATTLE-06: a direct attack enters the Damage Step; whether a replay was owed (the opponent's
-    monsters changed in the Battle Step) is settled now, as a change from here on makes none."""
+    monsters changed in the Battle Step) is settled now, as a change from here on makes none. One
+    owed and not made is refused here, as the Damage Step begins (flagged at the table, where
+    the attack that went on stands, and not again at its damage calculation): a direct attack that
+    stops in the Damage Step has no damage calculation to judge it at."""
     attack = state.attack
     if attack is not None and attack.target is None:
-        now = frozenset(c.id for c in state.monsters(1 - state.turn_player))
-        attack.replay_owed = bool(now) and now != attack.defender_monsters
+        owed = replay_owed(state, attack)
+        if owed:
+            fail(state, ev, "BATTLE-06", REPLAY_OWED)
+        attack.replay_owed = owed
 
 
 def _battle_goes_on(state: DuelState, attack: Attack) -> bool:
@@ -257,15 +274,8 @@ def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     if attacker.position != ATTACK:            # POS-03: turned to Defense after its declaration, the attack stopped
         fail(state, ev, "POS-03", say("{name} is in {position} position; only face-up Attack Position monsters "
                                       "attack", name=attacker.name, position=attacker.position))
-    if attack.target is None:
-        owed = attack.replay_owed                # BATTLE-06: settled as the Damage Step began
-        if owed is None:                         # not entered (NIS-03 above): the monsters now
-            defenders = frozenset(c.id for c in state.monsters(1 - attacker.controller))
-            owed = bool(defenders) and defenders != attack.defender_monsters
-        if owed:
-            fail(state, ev, "BATTLE-06", N_("the opponent's monsters changed after this direct attack was "
-                                            "declared: a replay (attack_retargeted or attack_cancelled) comes "
-                                            "before any damage calculation"))
+    if attack.target is None and attack.replay_owed is None and replay_owed(state, attack):
+        fail(state, ev, "BATTLE-06", REPLAY_OWED)   # not entered (NIS-03 above); else judged as it began
     flip = target is not None and target.position in (SET, "facedown_attack")
     if flip:                                   # POS-04, BATTLE-12: flipped before damage calculation
         saved = target.position

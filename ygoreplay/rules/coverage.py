@@ -915,7 +915,9 @@ TABLE: tuple[Rule, ...] = (
            "instant LP change (costs too, TIME-06); ocg-2017 is 000's end-of-turn reading (the catalogue's Rec.): "
            "the LP at the end of the turn they changed in decide it, level again the next turn is played "
            "(match/links.py, policies sudden_death_at); tcg-2024 and ocg-2024 draw on equal LP"),
-    choice("CONF-06", "Match results with draws.", "not chosen yet: no match is recorded"),
+    choice("CONF-06", "Match results with draws.",
+           "both (MATCH-02: 1 win and 2 draws wins, 1 win, 1 draw and 1 loss is a draw); otherwise more duel wins "
+           "win the match, else it is drawn, unless the match's policy makes it a loss for both"),
     choice("CONF-07", "Side Deck size: exactly 15, or 0 to 15.", "0 to 15 (DECK-05)"),
     choice("CONF-08", "First-turn draw: skipped (MR3+) or not.",
            "skipped in every rule set (SETUP-04); drawn under the duel option first_turn_draw"),
@@ -925,21 +927,28 @@ TABLE: tuple[Rule, ...] = (
     choice("CONF-11", "A Pendulum leaving the field: straight to the Extra Deck or via the GY.", "straight to the Extra Deck, no GY event (PEND-05)"),
     choice("CONF-12", "Simultaneous triggers: one chain or sequential Chain Links 1.", "one chain (CHAIN-08)"),
     choice("CONF-13", "Standby and End Phase effects: ordered by the turn player, one at a time.", "compatible; their text is needed (TURN-03)"),
-    choice("CONF-14", "What the player without priority may activate: triggers, or triggers and flips.", "not chosen yet: priority is not followed (PRIO-02)"),
+    choice("CONF-14", "What the player without priority may activate: triggers, or triggers and flips.",
+           "triggers and Flip effects (a Flip effect is a trigger, EFF-05): when passes are recorded, any other "
+           "activation out of priority is refused as PRIO-01, PRIO-03 or CHAIN-04 (PRIO-02)"),
     choice("CONF-15", "Effect taxonomy: four categories and other, or five kinds and rule effects.",
            "the effect types ignition, trigger, quick, flip, continuous, pendulum (EFF-01)"),
     choice("CONF-16", "Where an Ignition effect is activated: anywhere the card says, or the field only.",
            "anywhere: EFF-02 checks the timing, not the place"),
     choice("CONF-17", "Quick-Play Spell from the hand: any time in your turn, or Main and Battle Phases only.",
            "any time in your own turn (SPELL-12)"),
-    choice("CONF-18", "Damage Step activations.", "not chosen yet: the Damage Step does not limit activations (BATTLE-09/10)"),
+    choice("CONF-18", "Damage Step activations.",
+           "the newest seed plus Counter Traps, refined by NIS-03: only effects usable in the Damage Step "
+           "(BATTLE-09), ATK/DEF changes until damage calculation (BATTLE-10), after it only activation "
+           "negation, Counter Traps and triggers; by the script's facts or the event's damage_step, undecided "
+           "without either"),
     choice("CONF-19", "Ritual Tribute total: equal to the Level, or equal or more.", "at least the Level (RIT-02)"),
     choice("CONF-20", "Counters: all kinds, or Spell Counters only.", "all kinds (COUNTER-01)"),
     choice("CONF-21", "Attaching an Xyz material: leaving the field or not.", "materials are off the field, no GY event on attaching (XMAT-01)"),
     choice("CONF-22", "Attributes and Types: the longer lists.", "whatever the card databases hold (NIS-08)"),
     choice("CONF-23", "'Cards on the field' excludes the GY, Deck, banished, hand, Extra Deck.", "that, and Xyz materials (ZONE-16)"),
     choice("CONF-24", "How the first player is decided: RPS, coin, die.", "duel_started records the method and who chose (MATCH-07)"),
-    choice("CONF-25", "The extra turns start with the next turn.", "not chosen yet: no time procedure is recorded"),
+    choice("CONF-25", "The extra turns start with the next turn.",
+           "the turn in progress is finished, and extra turn n is the n-th turn after it (TIME-03)"),
     choice("CONF-26", "Hand-size discard: the turn player at the end of the End Phase.", "the turn player only (HAND-01)"),
     choice("CONF-27", "Face-down Special Summon: never, or when the effect says so.", "when an effect says so (SPS-05)"),
     choice("CONF-28", "'Treated as' names in deck construction.", "not chosen: such names are card text (DECK-07)"),

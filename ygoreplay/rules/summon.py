@@ -268,6 +268,7 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
 _EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("is_synchro", "Synchro", "SYN-01"),
                      "xyz": ("is_xyz", "Xyz", "XYZ-01"), "link": ("is_link", "Link", "LINK-01")}
 _SPSUMMON = int(CardType.SPSUMMON)
+_EFFECT = int(CardType.EFFECT)
 _NONE_FREED: frozenset[str] = frozenset()
 _GEMINI = int(CardType.GEMINI)
 
@@ -442,6 +443,13 @@ def _continues_summon(state: DuelState, ev: SpecialSummoned, method: str) -> boo
 def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int, method: str) -> None:
     """Where each kind of Special Summon takes its monster from, and the revival limits."""
     facts = card.facts
+    if method == "inherent":
+        if not facts.type & _EFFECT:         # SPS-07: an effectless monster (a Normal Monster) prints none
+            fail(state, ev, "SPS-07", say("{name} has no effect: it prints no condition by which it Special Summons "
+                                          "itself (an inherent Special Summon); an effect that summons it is the "
+                                          "summon's cause, and a card that gives it such a condition is cited",
+                                          name=card.name))
+        return
     if method == "effect":
         if not has_summoning_condition(card) or card.properly_summoned or card.zone == EXTRA:
             return                           # SPS-12: "from the Extra Deck" effects still may

@@ -209,7 +209,7 @@ def step_entered(state: DuelState, ev: StepEntered) -> None:
     if state.step == "damage" or ev.step == "end":
         close_attack(state, ev)
     elif ev.step == "damage":
-        damage_step_begins(state)             # BATTLE-06: no replay from here on
+        damage_step_begins(state, ev)         # BATTLE-06: no replay from here on
     state.step = ev.step
     if state.equips:
         settle_equips(state, stranded)

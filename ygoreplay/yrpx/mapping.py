@@ -189,10 +189,11 @@ def _ruleset(duel_flags: int) -> tuple[str, str | None]:
 #: (DUEL_MODE_GOAT) and Master Rules 1 and 2 set some of them. The other flags of those modes
 #: change nothing our rules check, so they are not recorded:
 #: DUEL_6_STEP_BATLLE_STEP and DUEL_SINGLE_CHAIN_IN_DAMAGE_SUBSTEP (when triggers open a chain in
-#: the Damage Step: the steps are the same, BATTLE-01, and the Damage Step does not limit
-#: activations, CONF-18); DUEL_STORE_ATTACK_REPLAYS (when a replay is offered: BATTLE-06 checks a
+#: the Damage Step: the steps are the same, BATTLE-01, and what may be activated there is
+#: BATTLE-09/10, CONF-18); DUEL_STORE_ATTACK_REPLAYS (when a replay is offered: BATTLE-06 checks a
 #: retarget, not the moment); DUEL_OCG_OBSOLETE_IGNITION, DUEL_TCG_FAST_EFFECT_IGNITION,
-#: DUEL_USE_TRAPS_IN_NEW_CHAIN (who may activate first: priority is not followed, CONF-14; an
+#: DUEL_USE_TRAPS_IN_NEW_CHAIN (who may activate first: priority, CONF-14, is judged only where
+#: passes are recorded, and an import records none; an
 #: Ignition effect is still Chain Link 1, EFF-02); DUEL_TRIGGER_WHEN_PRIVATE_KNOWLEDGE,
 #: DUEL_RETURN_TO_DECK_TRIGGERS, DUEL_TCG_SEGOC_NONPUBLIC, DUEL_TCG_SEGOC_FIRSTTRIGGER (which
 #: triggers may activate and in what order: card text, CHAIN-08 keeps one chain);
