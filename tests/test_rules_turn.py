@@ -255,7 +255,8 @@ def test_deck_02_a_deck_folded_again_is_judged_again_only_on_other_facts(monkeyp
     judged: list[int] = []
     judge = setup.deck_problems
     monkeypatch.setattr(setup, "deck_problems", lambda *parts, **how: judged.append(1) or judge(*parts, **how))
-    main = cards_of(MAIN_POOL, 44)[::-1]          # a deck of this test's own: no other test judged it before
+    monkeypatch.setattr(setup, "_DECK_FINDINGS", {}, raising=False)     # none judged before in this process
+    main = cards_of(MAIN_POOL, 44)[::-1]
     deck = register(0, main=main)
     for _ in range(3):
         assert fold(START, deck).sides[0].registered
