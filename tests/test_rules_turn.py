@@ -6,11 +6,14 @@ Each illegal case asserts the rule ID and a telling piece of the message.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from duel import (
     BATTLE_OX, BLUE_EYES, CARDS, CELTIC, DARK_MAGICIAN, DECODE_TALKER, KURIBOH, LINK_SPIDER, MST,
     ODD_EYES, SHEEP_TOKEN, STARDUST, STARGAZER, UTOPIA, VORSE, YAMI, fold, position, refused)
 
+from ygoreplay.cards import CardDB
 from ygoreplay.events import EventFormatError, PositionSetUp, from_dict
 from ygoreplay.rules import RuleViolation, apply, audit
 from ygoreplay.state import DuelState
@@ -242,6 +245,30 @@ def test_deck_01_to_06_legal_decks_are_registered(deck: dict) -> None:
 ])
 def test_deck_01_to_06_illegal_decks_are_refused(deck: dict, rule: str, fragment: str) -> None:
     refused_as(rule, fragment, START, register(0, **deck))
+
+
+def test_deck_02_a_deck_folded_again_is_judged_again_only_on_other_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DECK-01..06: a deck registered again on the very facts it was judged on is not judged again
+    (a store folds a duel again at each seek from its start); the same passcodes on other facts are:
+    DECK-02 when one of them is an Extra Deck monster there."""
+    from ygoreplay.rules import setup
+    judged: list[int] = []
+    judge = setup.deck_problems
+    monkeypatch.setattr(setup, "deck_problems", lambda *parts, **how: judged.append(1) or judge(*parts, **how))
+    monkeypatch.setattr(setup, "_DECK_FINDINGS", {}, raising=False)     # none judged before in this process
+    main = cards_of(MAIN_POOL, 44)[::-1]
+    deck = register(0, main=main)
+    for _ in range(3):
+        assert fold(START, deck).sides[0].registered
+    assert len(judged) == 1
+    changed = main[0]
+    other = CardDB([replace(facts, type=CARDS.get(STARDUST).type) if code == changed else facts
+                    for code in CARDS for facts in (CARDS.get(code),)])
+    state = fold(START, cards=other)
+    with pytest.raises(RuleViolation) as info:
+        apply(state, from_dict(deck))
+    assert (info.value.rule, len(judged)) == ("DECK-02", 2)
+    assert "may not be in the Main Deck" in info.value.message
 
 
 # -- log consistency (LOG-02..06) -----------------------------------------------------------------

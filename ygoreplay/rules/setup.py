@@ -7,11 +7,12 @@ position is refused whole when it is not a possible board.
 """
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 
 from ..i18n import N_, say
 from ..cards import CardFacts
-from ..decks import Banlist, banlist_hash, banlist_problems, deck_problems
+from ..decks import Banlist, Problem, banlist_hash, banlist_problems, deck_problems
 from ..events import (
     ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
     MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
@@ -108,11 +109,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
                                            "one"))
     if state.decks_checked:                  # a duel option may say the room did not (CONF-01)
         # An unknown card counts toward the sizes, as a card of its own for the 3-copy limit.
-        parts = (main, extra, side_cards)
-        if 0 in ev.main or 0 in ev.extra or 0 in ev.side:
-            unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side_cards), -1))
-            parts = tuple([next(unknown) if f.code == 0 else f for f in part] for part in parts)
-        for problem in deck_problems(*parts, separate_tokens=True):
+        for problem in _deck_findings(ev, main, extra, side_cards):
             fail(state, ev, *problem)
     if state.banlist is not None:            # DECK-08: named by the duel, it is held to it
         name, _, limits, whitelist = state.banlist
@@ -154,6 +151,37 @@ def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
                        count=len(deck), player=player, missing=missing or N_("none"), extra=extra or N_("none")))
     deck[:] = order
     state.sides[player].order_known = True
+
+
+#: DECK-01..06's findings for the decks of known cards this process has judged, by their passcodes
+#: in order, with the very facts they were judged on (held here, so no other object takes their
+#: place): a deck folded again (a store's seek from the start, an audit, a resident's next command,
+#: the bench's runs) is judged once. The check reads every card's cold facts and name, 30-70 us a
+#: deck, some tenth of folding a real duel; its findings depend on nothing else. At most
+#: ``_DECK_FINDINGS_MAX`` decks are kept (a few KB each), then the table starts again.
+_DECK_FINDINGS: dict[tuple[tuple[int, ...], ...], tuple[tuple[CardFacts, ...], tuple[Problem, ...]]] = {}
+_DECK_FINDINGS_MAX = 256
+
+
+def _deck_findings(ev: DeckRegistered, main: list[CardFacts], extra: list[CardFacts],
+                   side: list[CardFacts]) -> tuple[Problem, ...]:
+    """``deck_problems`` of the registered deck (DECK-01/02/03/05/06, DECK-10), an unknown card
+    (0) counting toward the sizes and as a card of its own for the 3-copy limit; the findings of
+    a deck of known cards judged before on the same facts are not worked out again."""
+    if 0 in ev.main or 0 in ev.extra or 0 in ev.side:
+        unknown = iter(range(-1, -1 - len(main) - len(extra) - len(side), -1))
+        parts = tuple([next(unknown) if f.code == 0 else f for f in part] for part in (main, extra, side))
+        return tuple(deck_problems(*parts, separate_tokens=True))
+    key = (ev.main, ev.extra, ev.side)
+    facts = (*main, *extra, *side)
+    found = _DECK_FINDINGS.get(key)
+    if found is not None and len(found[0]) == len(facts) and all(map(is_, found[0], facts)):
+        return found[1]
+    problems = tuple(deck_problems(main, extra, side, separate_tokens=True))
+    if len(_DECK_FINDINGS) >= _DECK_FINDINGS_MAX:
+        _DECK_FINDINGS.clear()
+    _DECK_FINDINGS[key] = (facts, problems)
+    return problems
 
 
 def _same_cards(order: tuple[str, ...], deck: list[str]) -> bool:
