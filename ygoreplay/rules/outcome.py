@@ -204,11 +204,11 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
     elif zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
-        said = say("materials attach under an Xyz monster; monster zone {index} of player {controller} holds none",
-                   index=to.index, controller=to.controller)
-        if host is None:
-            impossible(state, ev, "XMAT-01", said)
-        if not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster
+        if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster
+            said = say("materials attach under an Xyz monster; monster zone {index} of player {controller} holds "
+                       "none", index=to.index, controller=to.controller)
+            if host is None:
+                impossible(state, ev, "XMAT-01", said)
             refuse_by_identity(state, ev, host, "XMAT-01", said)
         if card.is_token:
             fail(state, ev, "XYZ-02", N_("a Token cannot become an Xyz material"))
