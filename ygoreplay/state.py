@@ -80,6 +80,21 @@ class Card:
     def face_up(self) -> bool:
         return self.position in FACE_UP_POSITIONS
 
+    def seen_by(self, player: int | None) -> bool:
+        """May ``player`` (None: the table, who sees what is public) know what this card is where
+        it is now? (ZONE-11..16, POS-04) The one answer every view (``views.can_see``) and every
+        rule judging a card its writer may not see (``rules.base.unseen_by_writer``) gives."""
+        zone = self.zone
+        if zone == GY or zone == OVERLAY:
+            return True
+        if zone == MZONE or zone == SZONE or zone == FZONE:
+            return self.position in FACE_UP_POSITIONS or self.controller == player
+        if zone == BANISHED or zone == EXTRA:
+            return self.position in FACE_UP_POSITIONS or self.owner == player
+        if zone == HAND:
+            return self.controller == player
+        return False                                   # the Deck: its order is nobody's business
+
     @property
     def current_atk(self) -> int:
         return self.facts.base_atk if self.atk is None else self.atk

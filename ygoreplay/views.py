@@ -70,21 +70,9 @@ def viewer(view: str) -> int | None:
 
 
 def can_see(view: str, card: Card) -> bool:
-    """May this view know the card's identity where it is now? (ZONE-11..16, POS-04) A reveal
+    """May this view know the card's identity where it is now? (``Card.seen_by``) A reveal
     shows a card for the moment of the event only (``redact``)."""
-    if view == "judge":
-        return True
-    me = viewer(view)
-    zone = card.zone
-    if zone == GY or zone == OVERLAY:
-        return True
-    if zone == MZONE or zone == SZONE or zone == FZONE:
-        return card.face_up or card.controller == me
-    if zone == BANISHED or zone == EXTRA:
-        return card.face_up or card.owner == me
-    if zone == HAND:
-        return card.controller == me
-    return False                                   # the Deck: its order is nobody's business
+    return view == "judge" or card.seen_by(_PLAYERS.get(view))
 
 
 #: The fields by which an entry of a player's device may name a card of the other player's that

@@ -75,6 +75,33 @@ def impossible(state: DuelState, ev: Event, rule: str, message: str) -> NoReturn
     raise RuleViolation(rule, message, state.index, ev.kind)
 
 
+#: The player whose own device wrote an event (``Event.entered_by``): they see their hidden cards.
+_DEVICES = {"p0": 0, "p1": 1}
+
+
+def unseen_by_writer(state: DuelState, ev: Event, card: Card) -> bool:
+    """In a witnessed duel, is ``card`` where the event's writer may not know what it is
+    (``Card.seen_by``)? The judge sees every card; a player's device its own hidden ones too; the
+    table's recorder (and an entry that names no writer) what is public. The record may know the
+    card all the same: a player's device named it, for itself."""
+    return state.witnessed and ev.entered_by != "judge" and not card.seen_by(_DEVICES.get(ev.entered_by))
+
+
+def refuse_by_identity(state: DuelState, ev: Event, card: Card, rule: str, message: str) -> None:
+    """An event breaks a rule that reads what ``card`` is (an Xyz monster, a Pendulum card, a Spell
+    or Trap): refused, unless its writer may not know the card (``unseen_by_writer``). There the
+    refusal would answer the writer whether the card is what it would have to be (422 against 200,
+    nothing written when a later event of its batch is refused on purpose), which the record knows
+    only where a player's device named it: trying one card after another, the table's recorder
+    learned the other side's hidden cards. In a witnessed duel such an event is ``fail``ed: kept,
+    flagged for the judge and the views that know the card (its owner's; the writer's view, not
+    knowing it, cannot tell, as when the record does not know it either); a machine's record refuses."""
+    if unseen_by_writer(state, ev, card):
+        fail(state, ev, rule, message)
+    else:
+        impossible(state, ev, rule, message)
+
+
 def judges_word(state: DuelState, ev: Event, text: str, what: str, signed: bool = True) -> None:
     """MATCH-08: a judge's ruling or rollback is followed, so the record says whose it is and
     what it says: a nameless or empty one is refused through every door (kept, flagged, by an audit).

@@ -21,7 +21,7 @@ from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
     LEFT, ON_FIELD, REASONS_FROM, check_not_negated, fail, get_card, handles, impossible, player_of, put, reason_problem,
-    take, vanish)
+    refuse_by_identity, take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .summon import note_material_move
 from .turn import control_lapse, end_phase_effect, stats_lapse
@@ -205,9 +205,11 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
         if host is None or not host.facts.is_xyz and host.code:      # a card not known may be the Xyz monster
-            impossible(state, ev, "XMAT-01", say("materials attach under an Xyz monster; monster zone {index} of "
-                                                 "player {controller} holds none",
-                                                 index=to.index, controller=to.controller))
+            said = say("materials attach under an Xyz monster; monster zone {index} of player {controller} holds "
+                       "none", index=to.index, controller=to.controller)
+            if host is None:
+                impossible(state, ev, "XMAT-01", said)
+            refuse_by_identity(state, ev, host, "XMAT-01", said)
         if card.is_token:
             fail(state, ev, "XYZ-02", N_("a Token cannot become an Xyz material"))
         return host
@@ -278,12 +280,13 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
                                                  to_player=ev.to_player))
     elif not 0 <= ev.zone < ruleset_of(state).spell_trap_zone_count:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} does not exist (0-4)", zone=ev.zone))
-    elif ev.zone >= 5 and not card.facts.is_pendulum:
-        impossible(state, ev, "ZONE-09", say("S/T index {zone} is a Pendulum Zone: only a Pendulum card goes there",
-                                             zone=ev.zone))
-    elif state.sides[ev.to_player].szone[ev.zone] is not None:
-        impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {to_player} is occupied",
-                                             zone=ev.zone, to_player=ev.to_player))
+    else:
+        if ev.zone >= 5 and not card.facts.is_pendulum:
+            refuse_by_identity(state, ev, card, "ZONE-09", say("S/T index {zone} is a Pendulum Zone: only a Pendulum "
+                                                               "card goes there", zone=ev.zone))
+        if state.sides[ev.to_player].szone[ev.zone] is not None:
+            impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {to_player} is occupied",
+                                                 zone=ev.zone, to_player=ev.to_player))
     if ev.cause is None:
         fail(state, ev, "CTRL-02", say("no basic rule gives control of {name} to player {to_player}: an effect does "
                                        "(name it as the cause)", name=card.name, to_player=ev.to_player))

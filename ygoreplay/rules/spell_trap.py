@@ -13,7 +13,7 @@ from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
 from . import card_text
-from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, take
+from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, refuse_by_identity, take
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
@@ -119,8 +119,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         impossible(state, ev, "LOG-02", say("{name} is already face-up; name the effect_type to activate one of "
                                             "its effects", name=card.name))
     if not (scale or subtype is not None or facts.is_trap):
-        impossible(state, ev, "LOG-05", say("{name} is a monster: name the effect_type of the effect activated",
-                                            name=card.name))
+        refuse_by_identity(state, ev, card, "LOG-05", say("{name} is a monster: name the effect_type of the effect "
+                                                          "activated", name=card.name))
     if from_hand and subtype != "field":
         _check_szone(state, ev, player, ev.zone, card)     # ZONE-08: it is placed in a free zone
     if card.controller != player:

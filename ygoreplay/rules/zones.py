@@ -24,7 +24,7 @@ from ..cards import LinkMarker
 from ..events import EXTRA, FACEUP, SZONE, Event
 from ..rulesets import RULESETS, RuleSet
 from ..state import MAIN_MONSTER_ZONES, Card, DuelState
-from .base import fail, impossible
+from .base import fail, impossible, refuse_by_identity
 
 #: Each link arrow's bit and the cell it points to, one row up or down, one column left or right.
 #: The bits are plain ints: ``int & IntFlag`` runs the enum's Python ``__rand__`` (a few µs per
@@ -223,9 +223,11 @@ def check_spell_trap_zone(state: DuelState, ev: Event, player: int, zone: int | 
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone!r} does not exist (0-4{extra} under {title})",
                                              zone=zone, extra=extra, title=ruleset.title))
     if zone >= 5 and (card is None or not card.facts.is_pendulum):
-        what = card.name if card is not None else "this card"
-        impossible(state, ev, "ZONE-09", say("S/T index {zone} is a Pendulum Zone under {title}: only a Pendulum "
-                                             "card goes there, not {what}", zone=zone, title=ruleset.title, what=what))
+        said = say("S/T index {zone} is a Pendulum Zone under {title}: only a Pendulum card goes there, not {what}",
+                   zone=zone, title=ruleset.title, what=card.name if card is not None else "this card")
+        if card is None:
+            impossible(state, ev, "ZONE-09", said)
+        refuse_by_identity(state, ev, card, "ZONE-09", said)
     occupant = state.sides[player].szone[zone]
     if occupant is not None:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {player} holds {occupant} already",
