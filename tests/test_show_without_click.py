@@ -177,3 +177,14 @@ def test_a_resident_shows_a_stored_board_without_click(stored, tmp_path, monkeyp
         _command(["show", duel, "--turn", "3", "--store", store], "ygoreplay")
         assert ran == [["show", duel, "--turn", "3", "--store", store]]
     assert ((tmp_path / "out").read_bytes(), (tmp_path / "err").read_bytes(), code) == expected
+
+
+def test_a_stored_board_is_vouched_for_without_loading_openssl(stored):
+    """The chain links, the snapshot's digest and the MACs a board's read checks are hashed by the
+    interpreter's own SHA-256 (``digests``): OpenSSL's ``_hashlib`` (10 M instructions to link, a
+    thirtieth of a fresh ``show DUEL --at N``: issue 25) is not loaded, and the board is the same."""
+    store, duel, count = stored
+    for args in (["show", duel, "--at", "40", "--store", store], ["show", "--store", store, duel]):
+        modules = imported(args)
+        assert b"ygoreplay.store" in modules and b"ygoreplay.digests" in modules, args
+        assert not modules & {b"_hashlib", b"hashlib", b"hmac"}, (args, modules & {b"_hashlib", b"hashlib", b"hmac"})

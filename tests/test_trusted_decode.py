@@ -62,12 +62,13 @@ def _generic(wire):
         return from_dict(wire)
 
 
-def test_a_record_is_built_by_the_maker_of_its_shape_as_the_generic_way_builds_it():
+def test_a_record_is_built_by_the_maker_of_its_shape_as_the_generic_way_builds_it(monkeypatch):
     """Each shape of record (kind, version, keys) has a maker written for it (issue 25): for every
     sample event, as written and with each of its fields dropped or given a value of another
     type or outside its vocabulary, it builds the same event, or is refused with the same
     message, as upcasting and checking the record field by field does."""
     import ygoreplay.match.events  # noqa: F401  (registers the match kinds)
+    monkeypatch.setattr(events, "_SHAPE_COMPILE_AFTER", 0)   # every shape's maker written at its first record
     paths = [p for p in sorted(REPLAYS.rglob("*.jsonl")) if "illegal" not in p.parts]
     wires = {}
     for path in paths:
@@ -404,3 +405,21 @@ def test_a_followers_read_builds_trusted_only_what_follows_the_chain(tmp_path):
     with Store(url) as reader:
         read, broken = reader.chained_after(duel, 0, root)
     assert broken is not None and broken <= position and all(r.position < broken for r in read)
+
+
+def test_a_shape_is_built_the_generic_way_until_it_has_been_read_often():
+    """A maker is written for a shape only once ``_SHAPE_COMPILE_AFTER`` of its records were built by
+    ``_trusted`` (a seek reads a few dozen records in a handful of shapes: writing their makers
+    was 2.4% of a fresh ``show DUEL --at N``, issue 25); every record is the same event either way."""
+    wire = {"kind": "phase_entered", "player": 1, "phase": "standby", "v": 1}     # a shape no sample has
+    shape = (wire["kind"], 1, tuple(wire))
+    events._SHAPED.pop(shape, None)
+    events._SHAPE_USES.pop(shape, None)
+    first = from_trusted_dict(wire)
+    assert shape not in events._SHAPED and events._SHAPE_USES[shape] == 1
+    for _ in range(events._SHAPE_COMPILE_AFTER - 1):
+        assert from_trusted_dict(wire) == first
+    assert shape not in events._SHAPED
+    assert from_trusted_dict(wire) == first == _generic(wire)
+    assert events._SHAPED[shape] is not events._trusted and shape not in events._SHAPE_USES
+    assert from_trusted_dict(wire) == first

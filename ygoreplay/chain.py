@@ -7,11 +7,12 @@ against each other; a changed, dropped or reordered event breaks every hash afte
 """
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable
 
 import msgpack
+
+from .digests import sha256
 
 GENESIS = b"\x00" * 32
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -45,7 +46,7 @@ def link(prev: bytes, position: int, event: dict, time: str, pack: Callable[[obj
     ``pack`` is ``msgpack.packb`` or the ``pack`` of a ``msgpack.Packer`` a loop of one thread
     made for itself (``packer``): ``packb`` makes a Packer and its buffer at every call, a third
     of a link (a seek checks ~16: issue 25); the bytes are the same."""
-    return hashlib.sha256(prev + pack([position, event, time])).digest()
+    return sha256(prev + pack([position, event, time])).digest()
 
 
 def packer() -> Callable[[object], bytes]:

@@ -16,18 +16,17 @@ each kept with its audit path (``root_of``): the store's group commit signs its 
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import os
 import shlex
 import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import msgpack
 
+from .digests import compare_digest, hmac_pads, hmac_sha256, sha256
 from .errors import InputError
 from .files import data_dir, open_readable, write_atomic
 from .i18n import say, t
@@ -93,7 +92,7 @@ class PublicKey:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(self.raw).hexdigest()[:16]
+        return sha256(self.raw).hexdigest()[:16]
 
     def verify(self, signature: bytes, message: bytes) -> bool:
         if len(signature) != SIGNATURE_SIZE:
@@ -137,15 +136,6 @@ class PublicKey:
         return cls(raw)
 
 
-def _hmac_pads(key: bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
-    """HMAC-SHA-256's inner and outer hashes (RFC 2104) with ``key``'s padded blocks already
-    hashed, to be copied for each message: the same tag as ``hmac.digest``, which looked the
-    digest up by name and made a new context at each call (3.5–5.6 µs against 0.7 a tag on a
-    busy machine: an append's anchor and each of its index rows has one, issue 25)."""
-    block = key.ljust(64, b"\0")            # a 32-byte key is shorter than SHA-256's block
-    return (hashlib.sha256(bytes(b ^ 0x36 for b in block)), hashlib.sha256(bytes(b ^ 0x5C for b in block)))
-
-
 class OrganiserKey:
     """The private key that signs: heads of stored duels, snapshots, exported files.
 
@@ -160,7 +150,7 @@ class OrganiserKey:
         self._private: Ed25519PrivateKey | None = private
         self.path = path
         self._public: PublicKey | None = None
-        self._mac_key: tuple["hashlib._Hash", "hashlib._Hash"] | None = None   # ``_hmac_pads``
+        self._mac_key: tuple[Any, Any] | None = None   # ``digests.hmac_pads``
         self._cached = False                     # whether its public half is kept beside its file
 
     @classmethod
@@ -203,7 +193,7 @@ class OrganiserKey:
             raw, tag = (base64.b64decode(part, validate=True) for part in data.split())
         except (OSError, ValueError):
             return None
-        return raw if len(raw) == PUBLIC_SIZE and hmac.compare_digest(self._public_tag(raw), tag) else None
+        return raw if len(raw) == PUBLIC_SIZE and compare_digest(self._public_tag(raw), tag) else None
 
     def _keep_public(self, raw: bytes) -> None:
         """Keep the derived public half beside the key's file; where it cannot be written (a
@@ -225,15 +215,12 @@ class OrganiserKey:
         some fifty times cheaper than a signature. It never replaces the signature: a reader that
         holds only the public key (``verify --key``) checks that."""
         if self._mac_key is None:
-            self._mac_key = _hmac_pads(hmac.digest(self._seed, _MAC_KEY_LABEL, "sha256"))
-        inner, outer = self._mac_key[0].copy(), self._mac_key[1].copy()
-        inner.update(message)
-        outer.update(inner.digest())
-        return outer.digest()
+            self._mac_key = hmac_pads(hmac_sha256(hmac_pads(self._seed), _MAC_KEY_LABEL))
+        return hmac_sha256(self._mac_key, message)
 
     def check_mac(self, tag: object, message: bytes) -> bool:
         """Whether ``tag`` is this key's ``mac`` of ``message`` (compared in constant time)."""
-        return isinstance(tag, bytes) and hmac.compare_digest(self.mac(message), tag)
+        return isinstance(tag, bytes) and compare_digest(self.mac(message), tag)
 
     @classmethod
     def generate(cls) -> "OrganiserKey":
@@ -321,7 +308,7 @@ def warn_if_exposed(path: str | os.PathLike[str], mode: int) -> None:
 
 def digest(*parts: bytes) -> bytes:
     """SHA-256 of the parts, each length-prefixed so that no two different lists collide."""
-    h = hashlib.sha256()
+    h = sha256()
     for part in parts:
         h.update(len(part).to_bytes(8, "little"))
         h.update(part)
@@ -349,7 +336,7 @@ _LEAF, _NODE = b"\0", b"\1"
 
 
 def _leaf(message: bytes) -> bytes:
-    return hashlib.sha256(_LEAF + message).digest()
+    return sha256(_LEAF + message).digest()
 
 
 def tree(messages: Sequence[bytes]) -> tuple[bytes, list[tuple[bytes, int]]]:
@@ -372,7 +359,7 @@ def tree(messages: Sequence[bytes]) -> tuple[bytes, list[tuple[bytes, int]]]:
             for i in under[j + 1]:
                 lefts[i] |= 1 << len(paths[i]) // HASH_SIZE
                 paths[i] += left
-            above.append(hashlib.sha256(_NODE + left + right).digest())
+            above.append(sha256(_NODE + left + right).digest())
             groups.append(under[j] + under[j + 1])
         if len(level) % 2:
             above.append(level[-1])
@@ -401,5 +388,5 @@ def root_of(message: bytes, path: bytes, left: int) -> bytes:
     node = _leaf(message)
     for step in range(len(path) // HASH_SIZE):
         sibling = path[step * HASH_SIZE:(step + 1) * HASH_SIZE]
-        node = hashlib.sha256(_NODE + (sibling + node if left >> step & 1 else node + sibling)).digest()
+        node = sha256(_NODE + (sibling + node if left >> step & 1 else node + sibling)).digest()
     return node

@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import itertools
 import os
 import re
@@ -69,6 +68,7 @@ import msgpack
 
 from . import chain, pg_pipeline, signing
 from .cards import CardDB, CardDBError, CardFacts
+from .digests import sha256
 from .errors import (ConflictError, InputError, StoreBusy, StoreError, StoreUnavailable, VerificationError,
                      WriteOutcomeUnknown, YgoreplayError)
 from .events import Event, EventFormatError, from_dict, from_trusted_dict
@@ -297,7 +297,7 @@ def default_store_path() -> Path:
 
 
 def _digest(data: Any) -> bytes:
-    return hashlib.sha256(msgpack.packb(data)).digest()
+    return sha256(msgpack.packb(data)).digest()
 
 
 class AlteredRow(StoreError):
@@ -376,7 +376,7 @@ def _checking(select: Callable[..., list], snapshots: bool = False) -> Callable[
 
 def _chained(digest: bytes | None, data: Any) -> bytes:
     """The digest of a duel's card or effect facts after one more record of them."""
-    return hashlib.sha256((digest or chain.GENESIS) + msgpack.packb(data)).digest()
+    return sha256((digest or chain.GENESIS) + msgpack.packb(data)).digest()
 
 
 def _keep_card_facts(duel_id: str, stored: tuple[bytes, ...], found: tuple[CardDB, bytes, bytes | None]) -> None:
@@ -1598,7 +1598,7 @@ class Store:
         stream (a round's table): any append, or the anchor rewritten, gives another mark. What
         is shown of the stream is still read through its verified reads."""
         rows = self.events.select_events(f"{stream_id}/head", desc=True, limit=1, refused={})
-        return (rows[0].originator_version, hashlib.sha256(rows[0].state).digest()) if rows else None
+        return (rows[0].originator_version, sha256(rows[0].state).digest()) if rows else None
 
     def head_marks(self, stream_ids: Sequence[str]) -> dict[str, tuple[int, bytes] | None]:
         """``head_mark`` of each of these streams, by one statement for all (a round's tables:
@@ -1609,7 +1609,7 @@ class Store:
                 state = _blob(state, version, stream_id)
             except AlteredRow:           # a row refused is no record, b"", as ``head_mark`` reads it
                 state = b""
-            marks[stream_id] = None if version is None else (version, hashlib.sha256(state).digest())
+            marks[stream_id] = None if version is None else (version, sha256(state).digest())
         return marks
 
     def attachments(self, stream_ids: Sequence[str], name: str,
@@ -2574,7 +2574,7 @@ class Store:
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
-        return _SNAPSHOT_LABEL + msgpack.packb([duel_id, position, at, hashlib.sha256(data).digest()])
+        return _SNAPSHOT_LABEL + msgpack.packb([duel_id, position, at, sha256(data).digest()])
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -3109,7 +3109,7 @@ class Store:
             return False
         holder = self._holder(signer.raw)
         version = row.originator_version
-        seen = (duel_id, version, hashlib.sha256(row.state).digest(), holder is not None)
+        seen = (duel_id, version, sha256(row.state).digest(), holder is not None)
         if seen not in _SIGNED:
             if not self._vouched(snap.get("mac"), snap["sig"], signer, holder,
                                  self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
@@ -3175,7 +3175,7 @@ class Store:
         if row is None:
             return None
         try:
-            digest = hashlib.sha256(row.state).digest()
+            digest = sha256(row.state).digest()
             decoded = (duel_id, row.originator_version, digest)
             head = _HEADS.get(decoded) or Head.from_dict(msgpack.unpackb(row.state))
             signer = self.trusts(head.key) if head.count == row.originator_version else None
@@ -3224,7 +3224,7 @@ class Store:
         """Whether a header row's state is the header whose digest a signed anchor names: decoded
         once per row's bytes and digest in this process (``_NAMED``; a resident's or a service's
         every seek of a duel checks the same header)."""
-        seen = (duel_id, hashlib.sha256(header).digest(), digest)
+        seen = (duel_id, sha256(header).digest(), digest)
         if seen in _NAMED:
             return True
         if self._decode_header(duel_id, header).digest != digest:
