@@ -175,3 +175,17 @@ def test_the_organiser_signs_an_unsigned_round_over_http_as_on_the_command_line(
         again = client.post(f"/rounds/{round_id}/sign", headers=ORGANISER)
         assert again.status_code == 400 and "signed already" in again.json()["error"]
         assert client.get(f"/rounds/{round_id}/verify").json()["ok"] is True
+
+
+def test_verify_of_a_round_record_not_in_a_rounds_form_says_so_not_that_there_is_no_round(tmp_path):
+    """A round's record rewritten into another shape (its tables a number): ``verify`` of the
+    round said "no duel" of it (exit 2), as of an id that names nothing; it is NOT ok, saying
+    that the record is not in a round's form."""
+    url = str(tmp_path / "x.sqlite")
+    round_id = _round(url)
+
+    def reshape(kept: dict) -> None:
+        kept["tables"] = 5
+    _forged(url, round_id, reshape)
+    checked = CliRunner().invoke(main, ["verify", round_id, "--store", url])
+    assert checked.exit_code == 1 and "not in the form a round is written in" in checked.output, checked.output

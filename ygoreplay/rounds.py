@@ -407,6 +407,16 @@ class RoundVerification:
                 "problem": self.problem or self.doubt, "witnessed": self.witnessed}
 
 
+def _held(store: Store, round_id: str) -> bool:
+    """Whether the store holds a record of ``round_id`` (readable or not)."""
+    if not _ID.fullmatch(round_id):
+        return False
+    try:
+        return store.attachment(round_id, ATTACHMENT) is not None
+    except StoreError:
+        return True
+
+
 def verify_round(store: Store, round_id: str, witness: Witness | None = None) -> RoundVerification:
     """The round's record checked: its seal (``signer_of``), then against the receipt its witness
     kept (``_round_receipt``): a round deleted from the store, or stripped of its seal, is NOT ok
@@ -419,7 +429,9 @@ def verify_round(store: Store, round_id: str, witness: Witness | None = None) ->
     trusted = receipt if receipt is not None and not doubted else None
     try:
         kept, key = _read_round(store, round_id)
-    except StoreError:
+    except StoreError as exc:
+        if _held(store, round_id):          # a record there, not in a round's form: said, NOT ok
+            return RoundVerification(round_id, False, witnessed=seen, problem=str(exc), doubt=doubted)
         if trusted is None:
             raise
         return RoundVerification(round_id, False, witnessed=seen, problem=say(
