@@ -676,7 +676,8 @@ def rollback(duel: str, to: int, judge: str, reason: str, expected: int | None, 
 def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, ...], witness_url: str | None,
            keys: tuple[str, ...], store_url: str | None) -> None:
     """Check a stored duel or match, or a .ygr file, end to end: hash chain, anchors, signature by a
-    trusted key; and that the store is not behind a receipt or its witness."""
+    trusted key; and that the store is not behind a receipt or its witness. A round's id: its
+    record's signature, and that its witness's receipt of it still holds."""
     from ..application import Records, trusted_keys
     from ..receipts import read_receipts
     from ..replay_file import read as read_replay
