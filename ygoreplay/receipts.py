@@ -381,12 +381,14 @@ def issue(store: Store, duel: str, events: int, head: bytes | None, witness: Wit
     return issue_all(store, [(duel, events, head)], witness)[0]
 
 
-def issue_all(store: Store, heads: Iterable[tuple[str, int, bytes | None]], witness: Witness | None) -> list[Receipt]:
+def issue_all(store: Store, heads: Iterable[tuple[str, int, bytes | None]], witness: Witness | None,
+              also: Iterable[Receipt] = ()) -> list[Receipt]:
     """``issue`` of each head (stream, events, chain hash or None), given to the witness at once:
     one transaction, not one a head (a round's thousand matches made together: each its own
-    commit to a SQLite witness, ~25 ms of waiting a table, issue 25)."""
+    commit to a SQLite witness, ~25 ms of waiting a table, issue 25); ``also``, receipts signed
+    already (a round's seal: ``rounds.create_round``), given in the same transaction."""
     made = [_signed(store, *each) for each in heads]
-    given = [receipt for receipt, witnessed in made if witnessed]
+    given = [receipt for receipt, witnessed in made if witnessed] + list(also)
     if witness is None or not given:
         return [receipt for receipt, _witnessed in made]
     try:

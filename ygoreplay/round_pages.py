@@ -137,10 +137,12 @@ tr.moved td {{ background: #fff6c2; transition: background 2s; }}
 #live[data-live=true] {{ color: #06702b; }}
 tr.attention td {{ background: #ffe0e0; }}
 td.needs {{ font-weight: bold; color: #a00000; }}
+#seal.unsigned {{ font-weight: bold; color: #a00000; border: 0.5mm solid #a00000; padding: 1mm 2mm; }}
 @media (max-width: 480px) {{ th:nth-child(8), td:nth-child(8) {{ display: none; }} th, td {{ padding: 1mm; }} }}
 </style></head>
 <body data-round="{escape(status["id"])}">
 <h1>{titled}</h1>
+<p id="seal"{' class="unsigned"' if status.get("signed") is None else ""}>{escape(seal_said(status))}</p>
 <p class="screen"><span id="counts">{words["tables"]}</span> · <span id="live" role="status">{words["live"]}</span> ·
 {words["json"]} <a href="/rounds/{escape(status["id"])}.json">{escape(status["id"])}.json</a> ·
 <a id="results" href="/rounds/{escape(status["id"])}/results.csv">{words["csv"]}</a></p>
@@ -153,6 +155,21 @@ td.needs {{ font-weight: bold; color: #a00000; }}
 <script type="module" src="/viewer/round.js"></script>
 </body></html>
 """
+
+
+def seal_said(status: dict[str, Any]) -> str:
+    """Who vouches for the round's record (``rounds.load_round``'s ``signed``), in the reader's
+    language: the organiser's key and when, or, for a round written before rounds were signed,
+    that nothing does (its tables renumbered or dropped in the database would not be seen)."""
+    signed = status.get("signed")
+    if signed is None:
+        return t("UNSIGNED: this round was written before rounds were signed; nothing vouches for its tables (one "
+                 "renumbered or dropped in the database would not be seen). The organiser may sign it as it "
+                 "stands: ygoreplay round sign {id}", id=status["id"])
+    if signed["late"]:
+        return t("Signed by the organiser's key {key} at {time}, after it was written unsigned: the signature "
+                 "vouches for the round as it stood then", key=signed["key"], time=signed["time"])
+    return t("Signed by the organiser's key {key} at {time}", key=signed["key"], time=signed["time"])
 
 
 def needs_said(table: dict[str, Any]) -> str:
@@ -196,4 +213,4 @@ def _score(score: list[int]) -> str:
     return f"{won} – {lost}" + (t(" ({count} drawn)", count=drawn) if drawn else "")
 
 
-__all__ = ["PAGE_HEADERS", "POLICY", "REFRESH", "ROUND_POLICY", "qr_page", "qr_svg", "round_page"]
+__all__ = ["PAGE_HEADERS", "POLICY", "REFRESH", "ROUND_POLICY", "qr_page", "qr_svg", "round_page", "seal_said"]

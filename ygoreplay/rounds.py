@@ -12,10 +12,13 @@ round is made. What is read of a round later (``status``) holds no token.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
+
+import msgpack
 
 from .chain import now
 from .decks import Banlist
@@ -25,7 +28,8 @@ from .i18n import N_, say
 from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
-from .receipts import Witness
+from .receipts import Promise, Receipt, Witness, doubt
+from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, PublicKey
 from .store import Record, Store, new_id
 from .text import checked, name_key, number, printable
 
@@ -216,6 +220,7 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
         match_id = new_id()
         spec["stream_id"] = match_id
         spec["attachments"][TABLE_LINK] = {"round": round_id, "table": pairing.table}
+        spec["provenance"] = seated_at(round_id, pairing.table)
         streams.append(spec)
         tables.append(NewTable(pairing.table, pairing.players, match_id, tokens,
                                {role: f"{base}/match/{match_id}?token={token}" for role, token in tokens.items()},
@@ -225,15 +230,153 @@ def create_round(store: Store, pairings: Sequence[Pairing], settings: RoundSetti
     kept = {"event": settings.event, "round": settings.round, "format": settings.format, "policy": settings.policy,
             "created": now(), "tables": [{"table": t.table, "players": list(t.players), "match": t.match}
                                          for t in tables]}
+    kept = sealed(store, round_id, kept)
     store.record_together(streams, {round_id: {ATTACHMENT: kept}})
-    match_app.witness_heads(store, witness, [(spec["stream_id"], len(spec["events"]), None) for spec in streams])
+    match_app.witness_heads(store, witness, [(spec["stream_id"], len(spec["events"]), None) for spec in streams],
+                            [_round_receipt(store, round_id, kept)] if witness is not None else [])
     return NewRound(round_id, settings, tables)
+
+
+# -- the round's signature ---------------------------------------------------------------------------
+
+#: What a round's seal signs begins with this label (``signing``: no signature over one kind of
+#: statement is passed off as another's).
+ROUND_LABEL = b"ygoreplay/round/1\0"
+#: The field of a round's record that holds its seal (``sealed``).
+SEAL = "seal"
+
+
+def seated_at(round_id: str, table: int) -> dict:
+    """What a round's match's header says of its table (its ``provenance``, which its signed
+    anchors name): the round's record could be stripped of its seal in the database and passed
+    off as one written before rounds were signed; a match that signs its round says it was not."""
+    return {"round": round_id, "table": table}
+
+
+def round_message(round_id: str, kept: dict, seal: dict) -> bytes:
+    """What a round's seal signs: its label, then the round's id, event, number, format, policy,
+    creation time, each table (number, players, match) in order, and when and how it was signed
+    (``late``: by ``sign_round``, after the round was written unsigned)."""
+    return ROUND_LABEL + msgpack.packb([
+        round_id, kept["event"], kept["round"], kept.get("format"), kept.get("policy"), kept.get("created"),
+        [[table["table"], list(table["players"]), table["match"]] for table in kept["tables"]],
+        seal["signed"], bool(seal.get("late"))])
+
+
+def sealed(store: Store, round_id: str, kept: dict, late: bool = False) -> dict:
+    """The round's record with its seal: the organiser's signature over ``round_message``. The one
+    place a round's record is signed (``create_round``, and ``sign_round`` for one written before)."""
+    seal = {"signed": now(), "late": late}
+    message = round_message(round_id, kept, seal)
+    return {**kept, SEAL: {**seal, "key": store.key.public.raw, "signature": store.key.sign(message)}}
+
+
+def _round_receipt(store: Store, round_id: str, kept: dict) -> Receipt:
+    """The witness's receipt of the round's seal (the round's id, 1, the digest of what its seal
+    signs; one seal a round: ``sign_round`` refuses a round signed already): a round deleted
+    from the store, or stripped of its seal, is found by ``verify --witness``. Given to the
+    witness with its matches' heads; a witness out of reach leaves it unwitnessed, the round stands."""
+    return Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept))
+
+
+def _sealed_digest(round_id: str, kept: dict) -> bytes:
+    """The digest of what the round's seal signs: the head of the witness's receipt of it."""
+    return hashlib.sha256(round_message(round_id, kept, kept[SEAL])).digest()
+
+
+def made_with(store: Store, match_id: str) -> str | None:
+    """The round a match's signed header says it was made with (``seated_at``), None for none
+    (a match made before rounds were signed, alone, or one that cannot be read or is altered)."""
+    try:
+        info = store.info(match_id)
+    except (StoreError, VerificationError):
+        return None
+    made = (info.provenance or {}).get("round") if info.signed else None
+    return made if isinstance(made, str) else None
+
+
+def signer_of(store: Store, round_id: str, kept: dict,
+              made: Callable[[Store, str], str | None] = made_with) -> PublicKey | None:
+    """The key whose seal the round's record holds, None for a record with none (written before
+    rounds were signed: ``unsealed_check``), or VerificationError saying what does not hold: a
+    seal not in its form, by a key not trusted here, or over other tables (a table renumbered,
+    dropped or added, a player or match changed in the database)."""
+    seal = kept.get(SEAL)
+    if seal is None:
+        _unsealed_check(store, round_id, kept, made)
+        return None
+    if not (isinstance(seal, dict) and isinstance(seal.get("signed"), str) and type(seal.get("late")) is bool
+            and isinstance(seal.get("key"), bytes) and len(seal["key"]) == PUBLIC_SIZE
+            and isinstance(seal.get("signature"), bytes) and len(seal["signature"]) == SIGNATURE_SIZE):
+        raise VerificationError(say("round {round_id}: its seal is not in the form a round's is signed in "
+                                    "(rewritten in the database); nothing of it is shown. Run 'ygoreplay verify "
+                                    "{round_id}'", round_id=round_id))
+    key = store.trusts(seal["key"])
+    if key is None:
+        raise VerificationError(say("round {round_id}: its record is signed by key {key}, not a key trusted here "
+                                    "(pass --key); nothing of it is shown", round_id=round_id,
+                                    key=PublicKey(seal["key"]).fingerprint))
+    if not key.verify(seal["signature"], round_message(round_id, kept, seal)):
+        raise VerificationError(say("round {round_id}: its record does not hold the organiser's signature: it was "
+                                    "rewritten in the database (a table renumbered, dropped or added, a player or "
+                                    "match changed); nothing of it is shown. Run 'ygoreplay verify {round_id}'",
+                                    round_id=round_id))
+    return key
+
+
+def _unsealed_check(store: Store, round_id: str, kept: dict, made: Callable[[Store, str], str | None]) -> None:
+    """A record with no seal is a round written before rounds were signed, unless one of its
+    matches' signed headers names a round (``made``: ``made_with``, or ``TableRows``' kept
+    answers of it): this one (its seal was removed in the database), or another (a record made
+    up in the database over a signed round's matches): VerificationError, naming the table."""
+    for table in kept["tables"]:
+        named = made(store, table["match"])
+        if named == round_id:
+            raise VerificationError(say("round {round_id}: its record's signature was removed in the database (the "
+                                        "match of table {table} signs that it was made with this round, signed); "
+                                        "nothing of it is shown. Run 'ygoreplay verify {round_id}'",
+                                        round_id=round_id, table=table["table"]))
+        if named is not None:
+            raise VerificationError(say("round {round_id}: its record is not signed, and the match of its table "
+                                        "{table} signs that it was made with round {other}: the record was written "
+                                        "in the database; nothing of it is shown", round_id=round_id,
+                                        table=table["table"], other=named))
+
+
+def sign_round(store: Store, round_id: str, witness: Witness | None = None) -> dict:
+    """The organiser signs a round written before rounds were signed, its record as it stands
+    now (``late``: its page says so): the one write of a round's record after it is made. A
+    round signed already is refused (InputError), as is one that cannot be read. The record signed."""
+    loaded = load_round(store, round_id)
+    if loaded["signed"] is not None:
+        raise InputError(say("round {round_id} is signed already (by key {key}, at {time}); nothing was written",
+                             round_id=round_id, key=loaded["signed"]["key"], time=loaded["signed"]["time"]))
+    kept = {name: value for name, value in loaded.items() if name != "signed"}
+    kept = sealed(store, round_id, kept, late=True)
+    store.attach(round_id, ATTACHMENT, kept)
+    match_app.witness_heads(store, witness, [], [_round_receipt(store, round_id, kept)] if witness is not None else [])
+    return load_round(store, round_id)
 
 
 # -- reading a round ------------------------------------------------------------------------------
 
-def load_round(store: Store, round_id: str) -> dict:
-    """The round as kept (no token in it), or StoreError for none."""
+def load_round(store: Store, round_id: str, rows: "TableRows | None" = None) -> dict:
+    """The round as kept (no token in it) and who signed it (``signed``: the key's fingerprint,
+    when, and whether ``late``; None for a round written before rounds were signed, which every
+    reader marks unsigned); StoreError for none, VerificationError for a record its seal does not
+    hold (``signer_of``). Every reader of a round reads it here: its page, JSON, stream, results,
+    ``round show``, ``round time`` and ``verify``. ``rows``: the reader's kept rows, whose
+    answers of ``made_with`` are kept (an unsigned round of 500 tables read them again on each
+    reading, ~0.1 s of CPU)."""
+    kept, key = _read_round(store, round_id, rows.made_with if rows is not None else made_with)
+    seal = kept.get(SEAL)
+    signed = None if key is None else {"key": key.fingerprint, "time": seal["signed"], "late": seal["late"]}
+    return {**{name: value for name, value in kept.items() if name != SEAL}, "signed": signed}
+
+
+def _read_round(store: Store, round_id: str, made: Callable[[Store, str], str | None] = made_with
+                ) -> tuple[dict, PublicKey | None]:
+    """The round's record as stored (its seal in it) and the key that signed it (``signer_of``)."""
     if not _ID.fullmatch(round_id):
         raise StoreError(say("no round {round_id!r} (a round's id is 12 hex digits)", round_id=round_id))
     kept = store.attachment(round_id, ATTACHMENT)
@@ -243,16 +386,82 @@ def load_round(store: Store, round_id: str) -> dict:
         raise StoreError(say("round {round_id}: its record is not in the form a round is written in "
                              "(rewritten in the database); nothing of it is shown",
                              round_id=round_id))
-    return kept
+    return kept, signer_of(store, round_id, kept, made)
+
+
+@dataclass(frozen=True)
+class RoundVerification:
+    """What ``verify`` says of a round: ``ok`` only when its record holds the organiser's seal and
+    is the one its witness saw (when it saw one); ``problem`` says what does not hold."""
+
+    id: str
+    ok: bool
+    tables: int = 0
+    signed: dict | None = None
+    problem: str = ""
+    witnessed: bool | None = None       # None: no witness named; False: it holds no receipt of the round
+    doubt: str = ""
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "kind": "round", "ok": self.ok, "tables": self.tables, "signed": self.signed,
+                "problem": self.problem or self.doubt, "witnessed": self.witnessed}
+
+
+def _held(store: Store, round_id: str) -> bool:
+    """Whether the store holds a record of ``round_id`` (readable or not)."""
+    if not _ID.fullmatch(round_id):
+        return False
+    try:
+        return store.attachment(round_id, ATTACHMENT) is not None
+    except StoreError:
+        return True
+
+
+def verify_round(store: Store, round_id: str, witness: Witness | None = None) -> RoundVerification:
+    """The round's record checked: its seal (``signer_of``), then against the receipt its witness
+    kept (``_round_receipt``): a round deleted from the store, or stripped of its seal, is NOT ok
+    when its witness holds its receipt. A round written before rounds were signed is NOT ok
+    either (nothing vouches for its tables), said so, with how to sign it. StoreError for no
+    round that neither the store nor its witness knows."""
+    receipt = witness.latest(round_id) if witness is not None and _ID.fullmatch(round_id) else None
+    doubted = doubt(store, Promise(receipt, "its witness")) if receipt is not None else ""
+    seen = None if witness is None else receipt is not None
+    trusted = receipt if receipt is not None and not doubted else None
+    try:
+        kept, key = _read_round(store, round_id)
+    except StoreError as exc:
+        if _held(store, round_id):          # a record there, not in a round's form: said, NOT ok
+            return RoundVerification(round_id, False, witnessed=seen, problem=str(exc), doubt=doubted)
+        if trusted is None:
+            raise
+        return RoundVerification(round_id, False, witnessed=seen, problem=say(
+            "the store holds no round {round_id}, but its witness holds the round's receipt signed at {time}: the "
+            "round was deleted from the database", round_id=round_id, time=trusted.time))
+    except VerificationError as exc:
+        return RoundVerification(round_id, False, witnessed=seen, problem=str(exc), doubt=doubted)
+    tables = len(kept["tables"])
+    if key is None:
+        problem = (say("its record's signature was removed in the database: its witness holds the round's receipt "
+                       "signed at {time}", time=trusted.time) if trusted is not None else
+                   say("its record is not signed: it was written before rounds were signed, and nothing vouches for "
+                       "its tables (one renumbered or dropped in the database is not seen); the organiser may sign "
+                       "it as it stands: ygoreplay round sign {round_id}", round_id=round_id))
+        return RoundVerification(round_id, False, tables, None, problem, seen, doubted)
+    seal = kept[SEAL]
+    signed = {"key": key.fingerprint, "time": seal["signed"], "late": seal["late"]}
+    if trusted is not None and trusted.head != _sealed_digest(round_id, kept):
+        return RoundVerification(round_id, False, tables, signed, say(
+            "its record is not the one its witness saw signed at {time}", time=trusted.time), seen, doubted)
+    return RoundVerification(round_id, not doubted, tables, signed, "", seen, doubted)
 
 
 def _as_written(kept: dict) -> bool:
-    """Whether a round's record is in ``create_round``'s form: it is not signed, and its page
-    reads its fields as what they are (a table's number of text went into its markup)."""
+    """Whether a round's record is in ``create_round``'s form: its page reads its fields as what
+    they are (a table's number of text went into its markup), and a round has a table."""
     tables = kept.get("tables")
     return (isinstance(kept.get("event"), str) and type(kept.get("round")) is int
             and all(isinstance(kept.get(name, ""), (str, type(None))) for name in ("format", "policy", "created"))
-            and isinstance(tables, list) and all(
+            and isinstance(tables, list) and bool(tables) and all(
                 isinstance(table, dict) and type(table.get("table")) is int and isinstance(table.get("match"), str)
                 and isinstance(table.get("players"), list) and len(table["players"]) == 2
                 and all(isinstance(player, str) for player in table["players"]) for table in tables))
@@ -278,6 +487,7 @@ class TableRows:
     def __init__(self) -> None:
         self._matches: dict[str, tuple[Any, tuple]] = {}    # match -> (head mark, what its stream says)
         self._rows: dict[str, tuple[tuple, Any, dict]] = {}  # match -> (key, its duel's mark, the row)
+        self._made_with: dict[str, str | None] = {}           # match -> ``made_with`` (a header never changes)
         self.made = 0                    # rows made (not taken as kept): what a bench and tests count
 
     def read(self, store: Store, kept: dict, seen: Callable[[str], Sequence[Record]], anyone: bool) -> list[dict]:
@@ -293,6 +503,13 @@ class TableRows:
         marks = store.head_marks(shown + [row[0][1][-1][0] for row in kept if row is not None and row[1] is not None])
         return [hidden_table(table["table"]) if table["match"] in hidden else self.row(store, table, of, seen, marks)
                 for table in tables]
+
+    def made_with(self, store: Store, match_id: str) -> str | None:
+        """``made_with``, read once a match: a header is written once, and one altered later
+        (its match then refused) never hides what was read of it."""
+        if match_id not in self._made_with:
+            self._made_with[match_id] = made_with(store, match_id)
+        return self._made_with[match_id]
 
     def match_part(self, store: Store, match_id: str, mark: Any) -> tuple[Any, tuple]:
         """The match's mark and (status, duels, last time, the event and round its signed
@@ -349,11 +566,12 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     own spectator link shows them to whoever the organiser handed it. ``rows``: each table's row
     as last read, made again only where its streams moved (``TableRows``); a row kept is the
     same object, so a follower's stream tells the rows that changed by identity."""
-    kept = load_round(store, round_id)
+    rows = rows if rows is not None else TableRows()
+    kept = load_round(store, round_id, rows)
     seen = seen or (lambda duel: _records(store, duel))
-    tables = (rows if rows is not None else TableRows()).read(store, kept, seen, anyone)
+    tables = rows.read(store, kept, seen, anyone)
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),
-            "policy": kept.get("policy"), "created": kept.get("created"), "tables": tables,
+            "policy": kept.get("policy"), "created": kept.get("created"), "signed": kept["signed"], "tables": tables,
             "counts": counts(tables)}
 
 
@@ -538,5 +756,7 @@ def match_details(store: Store, duel_id: str, sees: Callable[[str, Access], bool
     return out
 
 
-__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "RESULTS_HEADER", "NewRound", "NewTable", "Pairing", "PairingsError", "RoundSettings", "TableRows", "changed_tables", "create_round",
-           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "results_csv", "status"]
+__all__ = ["ATTENTION", "MAX_TABLES", "RECORDERS", "RESULTS_HEADER", "ROUND_LABEL", "NewRound", "NewTable", "Pairing",
+           "PairingsError", "RoundSettings", "RoundVerification", "TableRows", "changed_tables", "create_round",
+           "load_round", "match_details", "pairings_of_json", "read_pairings", "recording", "results_csv",
+           "round_message", "seated_at", "sealed", "sign_round", "signer_of", "status", "verify_round"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import click
 
-from ..errors import InputError
+from ..errors import InputError, StoreError
 from ..i18n import DEFAULT, N_, current, said, t
 from ..sentences import end_reason
 from ..text import number, printable
@@ -24,6 +24,7 @@ from .common import (
     receipt_out_option, resolve, signing_key, store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
+    from ..receipts import Witness
     from ..state import DuelState
     from ..store import Store
 
@@ -431,7 +432,6 @@ def _duel_or_match(store: Store, spec: str) -> str:
     organiser's release is both's, and ``verify`` checks both as the service does. A prefix that
     names a duel and a match is refused, naming both: a release is for good (what it hid is every
     reader's), so a prefix typed for a match never releases a duel that happens to share it."""
-    from ..errors import StoreError
     try:
         duel = resolve(store, spec)
     except StoreError as no_duel:
@@ -447,6 +447,38 @@ def _duel_or_match(store: Store, spec: str) -> str:
         return duel
     raise InputError(t("{spec!r} names duel {duel} and match {match}: give more characters of the id; nothing "
                        "was written", spec=spec, duel=duel, match=match))
+
+
+def _verify_round(store: Store, spec: str, witness: "Witness | None", receipts: bool, as_json: bool,
+                  no_stream: Exception) -> None:
+    """``verify`` of a round (``rounds.verify_round``): its seal, and its witness's receipt of it;
+    exits with the verdict. ``no_stream`` (no duel nor match of ``spec``) is raised when the
+    store and its witness know no round of that id either."""
+    from ..rounds import verify_round
+    try:
+        result = verify_round(store, spec, witness)
+    except StoreError:
+        raise no_stream from None
+    if receipts:
+        raise InputError(t("a receipt proves a stored duel or match, not round {round_id}: verify the round without "
+                           "--receipt", round_id=result.id))
+    if as_json:
+        echo(json.dumps(result.to_dict(), ensure_ascii=False))
+        sys.exit(0 if result.ok else EXIT_ILLEGAL)
+    signed = result.signed
+    if signed is not None:
+        echo(t("{round_id}: round of {count} tables, signed by organiser key {key} at {time}", round_id=result.id,
+               count=result.tables, key=signed["key"], time=signed["time"])
+             + (t("; signed late: it was written unsigned, and the signature vouches for it as it stood then")
+                if signed["late"] else "")
+             + (t("; its witness saw it") if result.witnessed else
+                t("; its witness saw none of it") if result.witnessed is False else ""))
+    if result.ok:
+        echo(t("{round_id}: ok", round_id=result.id))
+    else:
+        echo(t("{round_id}: round NOT ok: {problem}", round_id=result.id,
+               problem=said(result.problem or result.doubt)))
+    sys.exit(0 if result.ok else EXIT_ILLEGAL)
 
 
 @main.command(name="list")
@@ -644,7 +676,8 @@ def rollback(duel: str, to: int, judge: str, reason: str, expected: int | None, 
 def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, ...], witness_url: str | None,
            keys: tuple[str, ...], store_url: str | None) -> None:
     """Check a stored duel or match, or a .ygr file, end to end: hash chain, anchors, signature by a
-    trusted key; and that the store is not behind a receipt or its witness."""
+    trusted key; and that the store is not behind a receipt or its witness. A round's id: its
+    record's signature, and that its witness's receipt of it still holds."""
     from ..application import Records, trusted_keys
     from ..receipts import read_receipts
     from ..replay_file import read as read_replay
@@ -698,7 +731,10 @@ def verify(duel: str, against: str | None, as_json: bool, receipts: tuple[str, .
         sys.exit(0 if result.ok else EXIT_ILLEGAL)
     kept = read_receipts(receipts)
     with open_store(store_url, readonly=True, keys=keys) as store, open_witness(witness_url, store) as witness:
-        duel_id = _duel_or_match(store, duel)     # a match's, as the service's /matches/ID/verify
+        try:
+            duel_id = _duel_or_match(store, duel)     # a match's, as the service's /matches/ID/verify
+        except StoreError as no_stream:
+            _verify_round(store, duel, witness, bool(kept), as_json, no_stream)   # a round's, else this error
         mine = [r for r in kept if r.duel == duel_id]
         if kept and not mine:
             raise InputError(t("none of the {count} receipt(s) given is for duel {duel_id}",

@@ -177,10 +177,11 @@ def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None
     if as_csv:
         _write(results_csv(data), None, 0o644)
         return
-    from ..round_pages import counts_said, needs_said, who_said
+    from ..round_pages import counts_said, needs_said, seal_said, who_said
     echo(t("round {id}: {event}, round {round}{format}, {count} tables", id=data["id"], event=printable(data["event"]),
            round=data["round"], format=f", {printable(data['format'])}" if data["format"] else "",
            count=len(data["tables"])))
+    echo(seal_said(data))
     echo(counts_said(data))
     for table in data["tables"]:
         won, lost = table["score"][:2]
@@ -189,6 +190,23 @@ def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None
                state=said(table["state"]), last=table["last_event"] or "—")
              + (t("  recorded by {who}", who=who_said(table)) if table["recording"] else "")
              + (t("  NEEDS: {needs}", needs=needs_said(table)) if table["attention"] else ""))
+
+
+@round_group.command(name="sign")
+@click.argument("round_id", metavar="ID")
+@witness_option
+@store_option
+def round_sign(round_id: str, witness_url: str | None, store_url: str | None) -> None:
+    """Sign a round written before rounds were signed, as it stands now (check its tables with
+    'round show' first): its page then says it was signed late, and when."""
+    from ..round_pages import seal_said
+    from ..rounds import sign_round
+    with open_store(store_url) as store, open_witness(witness_url, store) as witness:
+        try:
+            data = sign_round(store, round_id, witness)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
+    echo(t("round {id}: {count} tables", id=round_id, count=len(data["tables"])) + "; " + seal_said(data))
 
 
 @round_group.command(name="time")

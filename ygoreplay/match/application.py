@@ -14,7 +14,7 @@ from ..errors import ConflictError, InputError
 from ..events import Event, from_dict
 from ..files import mode_for, read_limited, rewrite, write_atomic
 from ..jsonl import MAX_FILE_SIZE, dumps, loads_events, read_events
-from ..receipts import Witness, issue_all
+from ..receipts import Receipt, Witness, issue_all
 from ..state import Violation
 from ..store import Store
 from ..i18n import say
@@ -51,14 +51,16 @@ def match_stream(events: list[Event], title: str, visibility: str,
             "attachments": {"access": access.to_dict()}}, tokens
 
 
-def witness_heads(store: Store, witness: Witness | None, heads: Iterable[tuple[str, int, bytes | None]]) -> None:
+def witness_heads(store: Store, witness: Witness | None, heads: Iterable[tuple[str, int, bytes | None]],
+                  also: Iterable[Receipt] = ()) -> None:
     """Each head (stream, events, chain hash or None for its signed anchor's) a match's write left
     given to the witness, as a duel's append gives its own (``receipts.issue``): a new match (a
     round's, ``POST /matches``), its later events, each duel its game end closed, each duel it
     made. Unwitnessed, a match cut back (its game end, a penalty deleted with its anchor) or
-    deleted whole was found by no ``verify --witness``, nor the duel's end it wrote."""
+    deleted whole was found by no ``verify --witness``, nor the duel's end it wrote. ``also``:
+    receipts signed already, given with them (a round's seal)."""
     if witness is not None:
-        issue_all(store, heads, witness)
+        issue_all(store, heads, witness, also)
 
 
 def judged(events: list[Event], added: list[Event], cards: Mapping[int, CardFacts]) -> MatchState:

@@ -25,7 +25,7 @@ from ..match.policies import POLICIES
 from ..round_time import call_time
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import (MAX_TABLES, RoundSettings, TableRows, changed_tables, create_round, pairings_of_json,
-                      read_pairings, results_csv, status)
+                      read_pairings, results_csv, sign_round, status, verify_round)
 from ..store import Record
 from ..text import number
 from .common import KEEPALIVE, EventStream, HTTPError, _body_json
@@ -128,6 +128,8 @@ def _status(service: Service, round_id: str) -> dict:
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
             raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
+        except VerificationError as exc:    # its seal does not hold: said, nothing of it shown
+            raise HTTPError(409, str(exc)) from None
 
 
 def _seen(service: Service, duel_id: str) -> list[Record]:
@@ -162,7 +164,41 @@ async def round_time(round_id: str, request: Request, service: ServiceDep) -> di
         used, tables = await asyncio.to_thread(call_time, service.hub, round_id, clock)
     except StoreError:
         raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
+    except VerificationError as exc:        # its seal does not hold: no table's time is called
+        raise HTTPError(409, str(exc)) from None
     return {"round": round_id, "clock": used, "tables": [table.to_dict() for table in tables]}
+
+
+@router.get("/rounds/{round_id}/verify", tags=["everyone"])
+async def verify(round_id: str, service: ServiceDep) -> dict:
+    """The round's record checked (``rounds.verify_round``): its organiser's seal, and the receipt
+    its witness kept (``serve --witness``): a table renumbered or dropped in the database, its
+    seal removed, the round deleted (its witness holding its receipt) is NOT ok; a round written
+    before rounds were signed is NOT ok either, said so. 404 for a round neither knows."""
+    if not _ROUND_ID.fullmatch(round_id):
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id))
+    try:
+        result = await asyncio.to_thread(verify_round, service.store, round_id, service.records.witness)
+    except StoreError:
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
+    return result.to_dict()
+
+
+@router.post("/rounds/{round_id}/sign", tags=["organiser"], dependencies=[Depends(organiser)])
+async def sign(round_id: str, service: ServiceDep) -> dict:
+    """The organiser signs a round written before rounds were signed, as it stands now
+    (``rounds.sign_round``, as ``ygoreplay round sign``): the round as ``/rounds/{id}.json`` gives
+    it, marked signed late. 400 for one signed already."""
+    if not _ROUND_ID.fullmatch(round_id):
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id))
+    try:
+        await asyncio.to_thread(sign_round, service.store, round_id, service.records.witness)
+    except StoreError:
+        raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None
+    except VerificationError as exc:
+        raise HTTPError(409, str(exc)) from None
+    service.hub.generation += 1             # the round's readings (``_status``) are made again, signed
+    return await asyncio.to_thread(_status, service, round_id)
 
 
 @router.get("/rounds/{round_id}.json", tags=["everyone"])
