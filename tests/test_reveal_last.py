@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_release import auth, client, store  # noqa: F401  (fixtures: an in-process service)
+from test_release import client, store  # noqa: F401  (fixtures: an in-process service)
 from test_device_names import board, count, post
 from test_hidden_identity import LUSTER, MIRROR, ODD_EYES, REFUSED, _answer, _table
 from ygoreplay.application import Records
