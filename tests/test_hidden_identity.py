@@ -150,13 +150,15 @@ def test_a_set_card_the_table_activates_is_kept_whatever_its_device_named_it(cli
     """LOG-05: the table activates player 0's Set card without naming it. Named by its device as a
     monster (a Luster Dragon Set in a Spell & Trap Zone) it was refused, as a Trap accepted: with
     a refused event after it, the table learned which (baseline: 422 LOG-05 at event 0 against
-    event 1's refusal). Kept and flagged now; alone, the card it turned face-up is public."""
+    event 1's refusal). Kept and flagged now; alone, the card it turned face-up is public (followed
+in its batch, refused before anything after it is judged: ``tests/test_reveal_last.py``)."""
     answers = set()
     for set_as in (LUSTER, MIRROR):
         duel, seen = _table(client, set_as, None)
         activation = {"kind": "activated", "player": 0, "card": seen["players"][0]["szone"][1]["id"]}
         batched = post(client, duel["id"], duel["tokens"]["recorder"], [activation, REFUSED])
-        assert batched.status_code == 422 and batched.json()["rule"] == "LOG-03", batched.text   # REFUSED
+        # the activation shows the table the card: it ends its batch (``store._shown_last``)
+        assert batched.status_code == 400 and "last in its batch" in batched.text, batched.text
         answers.add(_answer(batched))
         alone = post(client, duel["id"], duel["tokens"]["recorder"], [activation])
         assert alone.status_code == 200, alone.text

@@ -359,10 +359,13 @@ def test_http_witnessed_events_are_kept_stamped_and_shown_to_the_viewer(service)
     duel = new_duel(base, mode="witnessed")
     first = post(base, duel, "recorder", TABLE)
     assert first.status_code == 200 and first.json()["flags"] == []
-    kept = post(base, duel, "recorder", [SECOND, BATTLE])
+    # the summon shows the table a card of player 1's hand: it ends its batch (``store._shown_last``)
+    assert post(base, duel, "recorder", [SECOND, BATTLE]).status_code == 400
+    kept = post(base, duel, "recorder", [SECOND])
     assert kept.status_code == 200, kept.text
-    assert kept.json()["position"] == 20 and kept.json()["flags"] == [
+    assert kept.json()["position"] == 19 and kept.json()["flags"] == [
         {"index": 18, "rule": "SUM-01", "message": kept.json()["flags"][0]["message"]}]
+    assert post(base, duel, "recorder", [BATTLE]).json()["position"] == 20
     forged = post(base, duel, "recorder", [{"kind": "entry_confirmed", "on": 18, "entered_by": "p0"}])
     assert forged.status_code == 403 and "recorder" in forged.json()["error"]
     assert post(base, duel, "p0", [BATTLE]).status_code == 403, "play is the recorder's"

@@ -437,7 +437,8 @@ class Records:
                                              expected_position=0 if count == 0 and expected is None else expected,
                                              receipted=self.witness is None,
                                              claims={duel_id: opening_claim()} if count == 0 else None,
-                                             read_claims=False)
+                                             read_claims=False,
+                                             shown_last=witnessed and view_of(role, "witnessed") != "judge")
         except ConflictError:
             if count == 0:
                 self._not_closed(duel_id, given)

@@ -61,7 +61,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, NoReturn, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 import msgpack
@@ -76,6 +76,7 @@ from .files import data_dir
 from .lazy_dataclass import dataclass
 from .passcodes import referenced_codes
 from .rules import History, RuleViolation
+from .rules.base import hidden_from_writer, shown_to_writer
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
 from .i18n import N_, say
@@ -721,6 +722,18 @@ KINDS: dict[str, StreamKind] = {DUEL.name: DUEL}
 def register_kind(kind: StreamKind) -> StreamKind:
     KINDS[kind.name] = kind
     return kind
+
+
+def _shown_last(index: int, event: Event) -> NoReturn:
+    """A witnessed duel's event that shows its writer (the table's recorder, a player's device) a
+    card it did not see before (a Set card activated, a face-down monster flipped, a hidden card
+    sent to the GY: ``rules.base.shown_to_writer``) ends its batch. A later event whose check reads
+    that card (ZONE-09, LOG-03 after it) was answered on what it is, the batch refused all the
+    same: the table learned a player's hidden card, nothing written, nothing shown. Refused before
+    anything after it is judged, the same answer whatever the card is."""
+    raise InputError(say("event {index} ({kind}) shows this writer a card it did not see before: it is "
+                         "sent last in its batch (or alone), and what follows in a batch of its own; "
+                         "nothing was written", index=index, kind=event.kind))
 
 
 @dataclass
@@ -1832,7 +1845,7 @@ class Store:
                        streams: list[dict] | None = None, receipted: bool = False,
                        others: Sequence[tuple[str, list[Event], int]] = (),
                        written_others: dict[str, list[Record]] | None = None,
-                       read_claims: bool = True) -> list[Record]:
+                       read_claims: bool = True, shown_last: bool = False) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -1862,6 +1875,8 @@ class Store:
         ``written_others`` takes their records, by stream. ``read_claims`` False: the claims are
         not read before the write (a duel's first append's ``opening``, rarely taken: no read more
         on a table's first append), the write's unique key refusing one taken all the same.
+        ``shown_last``: the writer's view is not the judge's (a witnessed duel's table recorder, a
+        player's device): an event that shows it a card it did not see ends the batch (``_shown_last``).
         """
         from eventsourcing.persistence import StoredEvent
         self._writable()
@@ -1897,7 +1912,8 @@ class Store:
                 facts = self._facts_for(codes, live.cards, None)
                 try:
                     written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
-                                          "strict", other_snapshots=made_snapshots, receipted=receipted)[2]
+                                          "strict", other_snapshots=made_snapshots, receipted=receipted,
+                                          shown_last=shown_last)[2]
                     for stream_id, _rows, _snapshots, made_live in made:
                         self._remember(stream_id, made_live)
                     return written
@@ -1997,7 +2013,7 @@ class Store:
 
     def _write(self, duel_id: str, live: _Live, events: list[Event], codes: set[int], times: list[str] | None,
                rows: list[StoredEvent], facts: CardDB, mode: str, gather: list | None = None,
-               other_snapshots: Sequence[StoredEvent] = (), receipted: bool = False
+               other_snapshots: Sequence[StoredEvent] = (), receipted: bool = False, shown_last: bool = False
                ) -> tuple[int, RuleViolation | None, list[Record]]:
         """Fold ``events`` onto ``live`` and write them, with the card facts they add and a new
         signed anchor, in one transaction; snapshots follow. ``mode`` says what a violation does:
@@ -2005,7 +2021,8 @@ class Store:
         ``all`` refuses nothing (a record being imported). Returns (new length, violation, the
         records written). ``gather`` takes what would be written instead (``record_together``);
         ``other_snapshots`` (of streams made with these: ``append_records``) are written with theirs;
-        ``receipted``: a receipt of the new head signed with the group (``receipt_proof``)."""
+        ``receipted``: a receipt of the new head signed with the group (``receipt_proof``);
+        ``shown_last``: as ``append_records``'."""
         StoredEvent, library, files = _writing()
         HEADER_LIST, MAX_CARDS, MAX_EVENT_BYTES, MAX_EVENTS, MAX_PLAYER_NAMES, MAX_STORED = (
             files.HEADER_LIST, files.MAX_CARDS, files.MAX_EVENT_BYTES, files.MAX_EVENTS, files.MAX_PLAYER_NAMES,
@@ -2027,6 +2044,7 @@ class Store:
         # stream read from the store may pass the limit (``_past_stored``)
         size, exact, grown = live.size, live.exact, 0
         pack = chain.packer()                              # each event's link and row
+        last = len(events) - 1 if shown_last else 0    # the last a writer may be shown a card by
         for i, event in enumerate(events):
             position = history.position
             negated = library.before(event, history)
@@ -2036,6 +2054,7 @@ class Store:
                                      "{max_events:,} events: the duel could not be exported; nothing was "
                                      "written",
                                      position=position, event_kind=event.kind, max_events=MAX_EVENTS))
+            hidden = hidden_from_writer(history.state, event) if i < last else None
             try:
                 history.append(event, strict=mode != "all")
             except RuleViolation as v:
@@ -2043,6 +2062,8 @@ class Store:
                     raise
                 violation = v
                 break
+            if hidden and shown_to_writer(history.state, event, hidden):
+                _shown_last(i, event)
             if times:
                 at = chain.to_ms(times[i])
                 when = chain.from_ms(at)              # ``chain.canonical_time``

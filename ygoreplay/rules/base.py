@@ -87,6 +87,29 @@ def unseen_by_writer(state: DuelState, ev: Event, card: Card) -> bool:
     return state.witnessed and ev.entered_by != "judge" and not card.seen_by(_DEVICES.get(ev.entered_by))
 
 
+def hidden_from_writer(state: DuelState, ev: Event) -> list[str]:
+    """The cards ``ev``'s writer may not see before it (``unseen_by_writer``), by id: none but in a
+    witnessed duel, for a writer other than the judge (``shown_to_writer`` asks after the event).
+    Not a card of a player's own Deck to that player's device: what its draw takes from there is
+    a card of its own decklist, in the record's order, no hidden card of the other player's."""
+    if not state.witnessed or ev.entered_by == "judge":
+        return []
+    player = _DEVICES.get(ev.entered_by)
+    return [card_id for card_id, card in state.cards.items()
+            if not card.seen_by(player) and (card.zone != DECK or card.owner != player)]
+
+
+def shown_to_writer(state: DuelState, ev: Event, hidden: list[str]) -> bool:
+    """Did ``ev`` show its writer one of the ``hidden`` cards (``hidden_from_writer``, read before
+    it) that it does not name itself (``shows``: the record takes the writer's word, LOG-10)?
+    Decided on where the cards are, never on what they are: a later event of its batch whose check
+    reads such a card would answer the writer what it is, nothing written."""
+    player = _DEVICES.get(ev.entered_by)
+    cards, named = state.cards, {card_id for card_id, _code in ev.shows} if ev.shows else ()
+    return any((card := cards.get(card_id)) is not None and card.seen_by(player) and card_id not in named
+               for card_id in hidden)
+
+
 def refuse_by_identity(state: DuelState, ev: Event, card: Card, rule: str, message: str) -> None:
     """An event breaks a rule that reads what ``card`` is (an Xyz monster, a Pendulum card, a Spell
     or Trap): refused, unless its writer may not know the card (``unseen_by_writer``). There the
