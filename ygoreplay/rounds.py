@@ -12,7 +12,6 @@ round is made. What is read of a round later (``status``) holds no token.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import re
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any, Callable, Sequence
 
 import msgpack
 
+from .digests import sha256
 from .chain import now
 from .decks import Banlist
 from .access import MODES, Access, recorders_of
@@ -281,7 +281,7 @@ def _round_receipt(store: Store, round_id: str, kept: dict) -> Receipt:
 
 def _sealed_digest(round_id: str, kept: dict) -> bytes:
     """The digest of what the round's seal signs: the head of the witness's receipt of it."""
-    return hashlib.sha256(round_message(round_id, kept, kept[SEAL])).digest()
+    return sha256(round_message(round_id, kept, kept[SEAL])).digest()
 
 
 def made_with(store: Store, match_id: str) -> str | None:
