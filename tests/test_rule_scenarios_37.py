@@ -27,6 +27,12 @@ Let through though illegal:
   had ended summoned after it: all accepted. Now the cause must be resolving: refused, flagged at
   the table, a card that does it otherwise cited (GEN-01).
 
+* EFF-04 ("Trigger: activates at the timing its text states"): a trigger of a card whose script
+  declares only its own "if this card is sent to the GY" (Test If Mole), activated while it sat on
+  the field where it had been since an earlier turn, was accepted: nothing it answers had happened
+  to it. Now refused (flagged at the table); one that arrived this turn (it may have left and come
+  back), a card whose script was not read, or one that may have been given an effect: undecided.
+
 Probed and found right (kept out of the suite: they pass on the baseline): a Trap activated from
 the hand (TRAP-02), a Field Spell activated in a Spell & Trap Zone and a Normal Spell in the Field
 Zone (ZONE-10), a Spell from the hand with five Spell & Trap Zones full (ZONE-08), a Flip Summon in
@@ -45,6 +51,12 @@ Quick Effect chained to a Counter Trap (CHAIN-03), a Ritual Spell as Chain Link 
 Kuriboh in the opponent's Damage Step (legal), an attack in Defense Position (POS-03), Main Phase
 2 without a Battle Phase (TURN-07), a negated Pendulum Summon's monster (PEND-04: to the GY at the
 negation, by the rules).
+
+Found and not changed (the state keeps no record of it yet): a trigger activated after the duel
+moved on past the event it answers (EFF-04). Test If Mole destroyed by Dark Hole in Main Phase 1,
+its "if" trigger activated after the Battle Phase began, after a Normal Summon, or in the next turn:
+accepted. Judging it needs, for every card, the point at which it last moved, kept through
+snapshots; the mandatory ones owed are judged (GEN-03), the optional ones are not.
 
 Not changed, left for a ruling the catalogue does not give: a Continuous Trap moved to the GY with
 the reason ``resolved`` after its activation resolved (TRAP-04 says it stays; the EDOPro importer
@@ -212,3 +224,32 @@ def test_fus_01_rit_01_at_the_table_flagged_and_kept_and_a_cited_card_overrides(
     assert [(f.index, f.rule) for f in state.flags] == [(1, "FUS-01")] and state.cards["flame"].zone == "mzone"
     cited = fold(RITUAL_BOARD, {**RITUAL, "cite": {"card": "blr", "effect": "a judge's fix"}})
     assert [o.rule for o in cited.overrides] == ["RIT-01"] and cited.cards["bls"].zone == "mzone"
+
+
+# == EFF-04: a trigger whose event never happened =================================================
+
+SAT_THERE = "it has stayed on the field since before this turn"
+
+
+def test_eff_04_a_card_on_the_field_since_an_earlier_turn_activating_its_gy_trigger_refused() -> None:
+    """EFF-04: Test If Mole ("If this card is sent to the GY: you can ...", by its script) on the
+    field since an earlier turn activates that trigger: nothing it answers happened to it, refused.
+    Before: accepted. Sent to the GY by Dark Hole it activates; summoned this turn (it may have left
+    and come back), or with no script read, it is undecided."""
+    board = position({"mzone": [mon("if_mole", IF_MOLE)], "hand": [{"code": DARK_HOLE, "id": "hole"}]}, turn=4)
+    mole = ev("activated", player=0, card="if_mole", effect_type="trigger")
+    refused_with([board, mole], "EFF-04", SAT_THERE, cards=TIMING_CARDS)
+    sent = [board, ev("activated", player=0, card="hole", zone=1), ev("chain_link_resolved", link=1),
+            ev("card_moved", card="if_mole", to=[0, "gy"], reason="destroyed", cause="hole"),
+            ev("card_moved", card="hole", to=[0, "gy"], reason="resolved"), ev("chain_ended")]
+    assert fold(*sent, mole, cards=TIMING_CARDS).chain[0].card == "if_mole"
+    arrived = position({"mzone": [mon("if_mole", IF_MOLE, summoned=True)]}, turn=4)
+    assert fold(arrived, mole, cards=TIMING_CARDS).chain[0].card == "if_mole"
+    assert fold(board, mole, cards=NO_SCRIPTS).chain[0].card == "if_mole"
+
+
+def test_eff_04_at_the_table_a_trigger_that_never_triggered_is_flagged_and_kept() -> None:
+    """EFF-04 at the table: the same activation stands, flagged."""
+    board = position({"mzone": [mon("if_mole", IF_MOLE)]}, turn=4)
+    state = witnessed(board, ev("activated", player=0, card="if_mole", effect_type="trigger"), cards=TIMING_CARDS)
+    assert [(f.index, f.rule) for f in state.flags] == [(1, "EFF-04")] and state.chain[0].card == "if_mole"

@@ -12,8 +12,8 @@ from .base import (
     REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     priority_holder, put, reason_problem, send_from_field, take)
 from .effects import (
-    SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, script_effects, script_kind, segoc_rank,
-    wrong_summon)
+    SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, never_triggered, script_effects,
+    script_kind, segoc_rank, wrong_summon)
 from .timing import chain_over, cost_paid, link_resolved, missed
 from .spell_trap import (
     TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
@@ -125,7 +125,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_flip(state, ev, card, facts)
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
-        why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
+        why = ((missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
+               or never_triggered(state, ev, card))
         if why:
             fail(state, ev, *why)
     if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be
