@@ -28,9 +28,10 @@ Let through though illegal:
   the table, a card that does it otherwise cited (GEN-01).
 
 * EFF-04 ("Trigger: activates at the timing its text states"): a trigger of a card whose script
-  declares only its own "if this card is sent to the GY" (Test If Mole), activated while it sat on
-  the field where it had been since an earlier turn, was accepted: nothing it answers had happened
-  to it. Now refused (flagged at the table); one that arrived this turn (it may have left and come
+  declares only its own "if this card is sent to the GY" (Test If Mole), or only its own "when this
+  card is Normal Summoned" (Test Herald), activated while it sat on the field where it had been
+  since an earlier turn, was accepted: nothing it answers had happened to it this turn. Now refused
+  (flagged at the table); one that arrived or was summoned this turn (it may have left and come
   back), a card whose script was not read, or one that may have been given an effect: undecided.
 
 Probed and found right (kept out of the suite: they pass on the baseline): a Trap activated from
@@ -75,6 +76,7 @@ from test_rules_effects import IF_MOLE, MOLE, TIMING_CARDS
 from duel import (
     BATTLE_OX, BLUE_EYES, CARDS, DARK_HOLE, DARK_MAGICIAN, MAGIC_JAMMER, VORSE, fold, position, refused_with)
 from ygoreplay.cards import CardDB, CardFacts
+from ygoreplay.effect_facts import EffectFact
 from ygoreplay.events import from_dict
 from ygoreplay.rules import apply
 from ygoreplay.state import DuelState
@@ -246,6 +248,24 @@ def test_eff_04_a_card_on_the_field_since_an_earlier_turn_activating_its_gy_trig
     arrived = position({"mzone": [mon("if_mole", IF_MOLE, summoned=True)]}, turn=4)
     assert fold(arrived, mole, cards=TIMING_CARDS).chain[0].card == "if_mole"
     assert fold(board, mole, cards=NO_SCRIPTS).chain[0].card == "if_mole"
+
+
+HERALD = 990372                          # this file's own monster: "When this card is Normal Summoned: you can"
+HERALD_CARDS = TIMING_CARDS.merged(CardDB([CardFacts(code=HERALD, name="Test Herald", type=0x21, level=4,
+                                                     atk=1500)])).with_effects(
+    {HERALD: (EffectFact(("single", "trigger_o"), "EVENT_SUMMON_SUCCESS", (), ("draw",)),)})
+
+
+def test_eff_04_a_summon_trigger_of_a_monster_summoned_in_an_earlier_turn_refused() -> None:
+    """EFF-04: Test Herald, on the field since an earlier turn, activates its "when this card is
+    Normal Summoned" trigger: refused, its summon was not this turn. Before: accepted. Normal
+    Summoned now, it activates."""
+    herald = ev("activated", player=0, card="herald", effect_type="trigger")
+    refused_with([position({"mzone": [mon("herald", HERALD)]}, turn=4), herald], "EFF-04", SAT_THERE,
+                 cards=HERALD_CARDS)
+    summoned = fold(position({"hand": [{"code": HERALD, "id": "herald"}]}, turn=4),
+                    ev("normal_summoned", player=0, card="herald", zone=0), herald, cards=HERALD_CARDS)
+    assert summoned.chain[0].card == "herald"
 
 
 def test_eff_04_at_the_table_a_trigger_that_never_triggered_is_flagged_and_kept() -> None:
