@@ -51,7 +51,17 @@ Normal Spell in the Damage Step (SPELL-02), Mystical Space Typhoon in the Damage
 Quick Effect chained to a Counter Trap (CHAIN-03), a Ritual Spell as Chain Link 2 (CHAIN-02),
 Kuriboh in the opponent's Damage Step (legal), an attack in Defense Position (POS-03), Main Phase
 2 without a Battle Phase (TURN-07), a negated Pendulum Summon's monster (PEND-04: to the GY at the
-negation, by the rules).
+negation, by the rules); once-per-turn limits by script (TEXT-01: a hard one twice, by a second
+copy or by a copy taken by a control change, refused; a soft one by a second copy or by the same
+card back on the field, a hard one next turn or by the opponent's copy: legal); a Pendulum Effect
+from the hand or a Monster Zone (PEND-02); a retarget after Book of Moon turned the target
+face-down (no replay, BATTLE-06); a Token returned to the hand (it vanishes, TOKEN-02); a Normal
+Summon into full Main Monster Zones (ZONE-01); an attack on a monster in the Extra Monster Zone,
+Negate Attack as Chain Link 1, a Level 8 with one Tribute cited (an override), Ritual and Fusion
+materials face-down, a Continuous Trap's effect at Spell Speed 2, a Quick-Play in your own Standby
+Phase, Stardust Dragon banished, back in the GY and revived (SPS-14): legal; a Level 5 with two
+Tributes (SUM-04), a hand-size discard at 6 (HAND-01), a negated Field Spell left on the field
+(SPELL-04).
 
 Found and not changed (the state keeps no record of it yet): a trigger activated after the duel
 moved on past the event it answers (EFF-04). Test If Mole destroyed by Dark Hole in Main Phase 1,
