@@ -12,9 +12,9 @@ from .base import (
     REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     priority_holder, put, reason_problem, send_from_field, take)
 from .effects import (
-    SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, script_effects, script_kind, segoc_rank,
-    wrong_summon)
-from .timing import chain_over, link_resolved, missed
+    SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, never_triggered, script_effects,
+    script_kind, segoc_rank, wrong_summon)
+from .timing import chain_over, cost_paid, link_resolved, missed
 from .spell_trap import (
     TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
     leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
@@ -125,7 +125,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         _check_flip(state, ev, card, facts)
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
-        why = (missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
+        why = ((missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
+               or never_triggered(state, ev, card))
         if why:
             fail(state, ev, *why)
     if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be
@@ -177,7 +178,9 @@ def activated(state: DuelState, ev: Activated) -> None:
         if cost.card is None:
             lose_lp(state, player, cost.lp)
         else:
-            move_card(state, state.cards[cost.card], cost.to)
+            paid = state.cards[cost.card]
+            move_card(state, paid, cost.to)
+            cost_paid(state, paid)                 # NIS-06: it went before the chain resolved
             if cost.card in state.taken_next:      # CTRL-01: a cost of this chain triggers after it
                 state.taken_next.remove(cost.card)
                 state.taken_later.append(cost.card)
@@ -269,7 +272,10 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     Where the effect's facts are known (its script, else the event: ``rules.effects``) they
     decide instead: a Spell Speed 2 effect not usable in the Damage Step is refused there from its
     start (BATTLE-09), one that only changes ATK/DEF after damage calculation (BATTLE-10), and one
-    usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed."""
+    usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed.
+    A trigger (Spell Speed 1) basically is not activated there either (BATTLE-09): one the record
+    states optional and not usable in the Damage Step (``mandatory`` and ``damage_step`` false,
+    for a card whose script was not read) is refused; the exceptions say they are usable."""
     attack = state.attack
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", say("{name} was flipped by the attack: its Flip effect activates after damage "
@@ -280,6 +286,13 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-12", say("{name} ({gone}) was confirmed destroyed in this battle: a Flip "
                                              "effect activated after damage calculation cannot target it",
                                              name=state.cards[gone[0]].name, gone=gone[0]))
+    elif effect_type == "trigger" and ev.damage_step is False and not candidates(state, card, effect_type):
+        if mandatory(state, ev, card) is False:    # BATTLE-09: by the record's word, no exception
+            fail(state, ev, "BATTLE-09", say("{name}'s trigger is activated in the Damage Step, where a trigger "
+                                             "basically is not: the record says it is optional and not one usable "
+                                             "there (the exceptions are mandatory triggers, 'when Special "
+                                             "Summoned', Flip effects, 'when destroyed, banished or added to the "
+                                             "hand')", name=card.name))
     elif speed == 2 and effect_type in (None, "quick"):
         usable, stat_only, late = in_damage_step(state, ev, card)
         if usable is False:

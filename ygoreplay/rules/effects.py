@@ -1,4 +1,4 @@
-"""Rules that read what a card's effects are (NIS-02, BATTLE-09/10, EFF-02/06, SUM-12, SPS-06).
+"""Rules that read what a card's effects are (NIS-02, BATTLE-09/10, EFF-02/04/06, SUM-12, SPS-06).
 
 The facts come from the card's script (``effect_facts``: ``CardDB.effects``, filled by ``ygoreplay
 cards update --scripts``) or, for a recorder without scripts, from the ``activated`` event itself
@@ -194,6 +194,31 @@ def wrong_summon(state: DuelState, ev: Activated, card: Card) -> tuple[str, str]
                      how=said.get(how) or say("Special Summoned ({method})", method=how))
 
 
+#: A card's own triggers on leaving the field (or on going where only leaving it takes it), and on
+#: being summoned (not Flip Summoned: a Flip Summon does not move the card, so "since before this
+#: turn" does not rule it out).
+_OWN_MOVES = frozenset(("EVENT_TO_GRAVE", "EVENT_REMOVE", "EVENT_TO_HAND", "EVENT_TO_DECK", "EVENT_DESTROYED",
+                        "EVENT_LEAVE_FIELD", "EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS"))
+
+
+def never_triggered(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """EFF-04 (a trigger "activates at the timing its text states"): a card whose script's
+    triggers all answer its own leaving the field (sent to the GY, banished, destroyed, to the hand
+    or Deck) or its own Normal or Special Summon, activating one while it has stayed on the field,
+    neither arriving nor summoned, since before this turn: what they answer has not happened to it
+    this turn. Undecided when its script was not read or it may have been given an effect."""
+    if card.zone not in (MZONE, SZONE, FZONE) or card.arrived_turn >= state.turn or card.summoned_turn >= state.turn:
+        return None
+    found = candidates(state, card, ev.effect_type)
+    if not found or any(f.kind != "trigger" or "single" not in f.types or f.code not in _OWN_MOVES for f in found):
+        return None
+    if may_be_given(state, card):
+        return None
+    return "EFF-04", say("{name}'s script declares only triggers on its own summon or leaving the field ({codes}), and "
+                         "it has stayed on the field since before this turn: nothing they answer has happened to it "
+                         "this turn", name=card.name, codes=", ".join(sorted({f.code for f in found})))
+
+
 def segoc_rank(player: int, turn_player: int, is_mandatory: bool | None) -> int | None:
     """NIS-02: where a simultaneous trigger goes in its chain: the turn player's mandatory (0),
     the opponent's mandatory (1), the turn player's optional (2), the opponent's optional (3)."""
@@ -207,5 +232,5 @@ SEGOC_GROUPS = ("the turn player's mandatory triggers", "the opponent's mandator
 
 
 __all__ = ["KIND_RULES", "SEGOC_GROUPS", "SUMMON_PROCEDURES", "candidates", "in_damage_step", "is_mandatory",
-           "mandatory", "may_be_given", "may_negate_summon", "script_effects", "script_kind", "segoc_rank",
-           "wrong_summon"]
+           "mandatory", "may_be_given", "may_negate_summon", "never_triggered", "script_effects", "script_kind",
+           "segoc_rank", "wrong_summon"]

@@ -717,6 +717,13 @@ def _check_not_interrupted(state: DuelState, ev: SpecialSummoned, card: Card, ru
     chain = state.chain
     if cause is None or any(link.card == cause for link in chain):
         return
+    if all(done != cause for done, _ in state.resolved) and (not state.resolving or state.resolved):
+        made_by = "FUS-01" if rule == "FUS-03" else "RIT-01"
+        where = say("it is no link of the chain resolving") if state.resolving else say("no chain is resolving")
+        fail(state, ev, made_by, say("{cause} is not resolving ({where}): a Fusion or Ritual Summon ({name}) is made "
+                                     "as the card activated to make it resolves, before its chain ends (cite a card "
+                                     "that does it otherwise)", cause=cause, where=where, name=card.name))
+        return
     if chain and not state.resolving:
         fail(state, ev, rule, say("{cause} is not resolving: Chain Link 1 ({first}) was activated after it began to "
                                   "resolve; nothing may be activated from the start of a resolution until the Fusion "

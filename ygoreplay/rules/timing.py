@@ -9,7 +9,9 @@ the chain has ended, its "when ... you can" trigger on that event (``TRIGGER_O``
 ``EFFECT_FLAG_DELAY`` in its script, or ``timing: "when"`` on the event) cannot be activated.
 "If" triggers and mandatory ones do not miss. What happened within one link is not judged (its
 actions may be simultaneous: "destroy them, and if you do ..." is not "then"); neither is a card
-whose trigger's kind is unknown (no script, no ``timing``).
+whose trigger's kind is unknown (no script, no ``timing``). A card paid as a cost (CHAIN-11) went
+as its link was activated, before any link resolved: a link that did something as it resolved was
+the last thing to happen, so it missed its timing too (``cost_paid``).
 
 The state keeps, for the chain resolving, the segment (links resolved so far), the last segment
 in which something happened, and what each card did in which segment; when the chain ends, the
@@ -29,6 +31,8 @@ HAPPENINGS = frozenset(("cards_drawn", "normal_summoned", "monster_set", "flip_s
                         "position_changed", "spell_trap_set", "card_moved", "control_changed", "cards_swapped",
                         "counters_changed", "token_created", "life_points_changed"))
 _RULE_MOVES = frozenset(("resolved", "negated", "rule"))
+#: How a card noted by ``cost_paid`` went: as a cost, not while a link resolved.
+_COST = "cost"
 _SUMMONS = frozenset(("normal_summoned", "flip_summoned", "special_summoned"))
 #: The trigger events of a card's own (``single``) "when" trigger, and what the card did for each.
 WHEN_EVENTS = {"EVENT_TO_GRAVE": {"gy"}, "EVENT_DESTROYED": {"gy", "banished", "extra"},
@@ -79,6 +83,13 @@ def after(state: DuelState, event: Event) -> None:
             state.timing[3][card_id] = ["gy", rule]
 
 
+def cost_paid(state: DuelState, card: Card) -> None:
+    """NIS-06, CHAIN-11: ``card`` was paid as the cost of an activation, while the chain was built
+    (before any of its links resolved): noted as happening then, with how it went, so a link that
+    does something as it resolves leaves it having missed its timing once the chain ends."""
+    state.timing[2][card.id] = [state.timing[0], card.zone, _COST]
+
+
 def link_resolved(state: DuelState) -> None:
     """A link resolved or was negated: what follows happens in the next segment."""
     state.timing[0] += 1
@@ -91,7 +102,7 @@ def chain_over(state: DuelState) -> None:
     marks = timing[2]
     if marks:
         last = timing[1]
-        timing[3] = {card: [what, "NIS-06"] for card, (segment, what) in marks.items() if segment < last}
+        timing[3] = {card: [mark[1], "NIS-06", *mark[2:]] for card, mark in marks.items() if mark[0] < last}
         timing[2] = {}
     elif timing[3]:
         timing[3] = {}
@@ -103,7 +114,7 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
     mark = state.timing[3].get(card.id) if state.timing[3] else None
     if mark is None:
         return None
-    what, rule = mark
+    what, rule = mark[0], mark[1]
     found = candidates(state, card, ev.effect_type)
     if found:
         triggers = [f for f in found if f.kind == "trigger"]
@@ -121,6 +132,9 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         how = N_("was Tributed for a Tribute Summon: the summon was still being made")
     elif rule == "SPS-09":
         how = N_("was sent to the GY for a summon procedure: the summon was still being made")
+    elif mark[2:] == [_COST]:
+        how = say("went to the {zone} as a cost of activating a chain link, and a link did something after it as it "
+                  "resolved", zone=what)
     else:
         done = what.replace("_", " ") if what in _SUMMONS else say("went to the {zone}", zone=what)
         how = say("{done} while a chain link resolved, and a later link did something after it", done=done)
@@ -128,4 +142,4 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
                      "timing ({said})", name=card.name, how=how, said=said)
 
 
-__all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "link_resolved", "missed"]
+__all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "cost_paid", "link_resolved", "missed"]
