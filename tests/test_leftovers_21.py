@@ -16,6 +16,8 @@ from ygoreplay.replay_file import dumps, loads
 from ygoreplay.rules import audit, setup
 from ygoreplay.store import Store
 
+from test_round_seal_20 import unsigned  # noqa: F401  (fixture: rounds made as before they were signed)
+
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 
 
@@ -71,3 +73,58 @@ def test_log_05_a_duel_of_one_name_twice_stored_before_the_check_opens_reads_and
     for witnessed in (False, True):
         refused_with([{**started, "witnessed": witnessed}], "LOG-05", "read as one name")
 
+
+
+# -- 2. a round signed late, then stripped of its seal, is seen so on every read ----------------
+
+def test_a_round_signed_late_and_stripped_of_its_seal_is_refused_on_every_read_with_its_witness(
+        tmp_path, unsigned, monkeypatch):
+    """A round written before rounds were signed, signed late (``round sign``: no match's header
+    names it), then stripped of its seal in the database passed for an unsigned one on its page,
+    JSON, results, ``round show`` and ``round time``, and could be signed late again as it then
+    stood (a table renumbered meanwhile): only ``verify --witness`` saw it. Every reader that
+    holds the store's witness consults its receipt of the seal (``rounds.load_round``): refused,
+    saying the signature was removed; with no witness named it reads as before."""
+    from click.testing import CliRunner
+    from test_attack_25i import _client
+    from test_release import ADMIN, ORGANISER
+    from test_round_seal_20 import _forged, _renumber, _round
+    from ygoreplay.access import digest
+    from ygoreplay.cli import main
+    from ygoreplay.errors import VerificationError
+    from ygoreplay.receipts import Witness
+    from ygoreplay.rounds import load_round, sign_round
+    from ygoreplay.service import create_app
+    from fastapi.testclient import TestClient
+    url, witnessed = str(tmp_path / "x.sqlite"), str(tmp_path / "w.sqlite")
+    round_id = _round(url)
+    monkeypatch.undo()                                  # this code from here on: the round is signed late
+    runner = CliRunner()
+    signed = runner.invoke(main, ["round", "sign", round_id, "--store", url, "--witness", witnessed])
+    assert signed.exit_code == 0 and "after it was written unsigned" in signed.output, signed.output
+
+    def strip(kept: dict) -> None:
+        del kept["seal"]
+        _renumber(kept)
+    _forged(url, round_id, strip)
+    env = {"YGOREPLAY_WITNESS": witnessed}
+    for command in (["round", "show", round_id], ["round", "show", round_id, "--csv"], ["round", "time", round_id]):
+        shown = runner.invoke(main, [*command, "--store", url], env=env)
+        assert shown.exit_code == 1 and "signature was removed" in shown.output, (command, shown.output)
+    with Store(url, concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN), Witness(witnessed, store))) as client:
+        for path in (f"/rounds/{round_id}.json", f"/rounds/{round_id}", f"/rounds/{round_id}/results.csv"):
+            read = client.get(path)
+            assert read.status_code == 409 and "signature was removed" in read.text, (path, read.status_code)
+        assert client.post(f"/rounds/{round_id}/sign", headers=ORGANISER).status_code == 409
+        verified = client.get(f"/rounds/{round_id}/verify").json()
+        assert verified["ok"] is False and "signature was removed" in verified["problem"]
+    with _client(url) as client:                                        # a service with no witness
+        assert client.get(f"/rounds/{round_id}.json").json()["signed"] is None
+    with Store(url) as store:
+        assert load_round(store, round_id)["signed"] is None              # no witness: nothing to tell by
+        witness = Witness(witnessed, store)
+        with pytest.raises(VerificationError, match="signature was removed"):
+            load_round(store, round_id, witness=witness)
+        with pytest.raises(VerificationError, match="signature was removed"):
+            sign_round(store, round_id, witness)                          # never signed again as it stands
