@@ -128,3 +128,39 @@ def test_a_round_signed_late_and_stripped_of_its_seal_is_refused_on_every_read_w
             load_round(store, round_id, witness=witness)
         with pytest.raises(VerificationError, match="signature was removed"):
             sign_round(store, round_id, witness)                          # never signed again as it stands
+
+
+# -- 3. a round's witness receipt signed as a round's ---------------------------------------------
+
+def test_a_rounds_witness_receipt_is_signed_as_a_rounds_and_an_old_one_still_verifies(tmp_path):
+    """A round's receipt (the head of its seal, kept by the witness) was a duel's receipt in form,
+    told apart by its id only: read as the receipt of a duel of that id, its signature held. It
+    now names its kind inside what is signed: read as a duel's it does not hold, read as a
+    round's it does, and its JSON says it. A round witnessed before (its receipt signed in a
+    duel's form) still verifies against its witness, and its seal stripped is still found by it."""
+    from test_round_seal_20 import _forged
+    from ygoreplay.errors import VerificationError
+    from ygoreplay import receipts
+    from ygoreplay.receipts import Receipt, Witness
+    from ygoreplay.rounds import RoundSettings, _sealed_digest, create_round, load_round, read_pairings, verify_round
+    url, witnessed = str(tmp_path / "x.sqlite"), str(tmp_path / "w.sqlite")
+    with Store(url) as store:
+        witness = Witness(witnessed, store)
+        round_id = create_round(store, read_pairings("1,Yugi,Kaiba\n2,Joey,Mai\n"), RoundSettings("Regional", 3),
+                                witness=witness).id
+        as_duel = witness.latest(round_id)
+        assert not as_duel.valid                             # no duel's receipt: its kind is signed
+        as_round = witness.latest(round_id, receipts.ROUND_RECEIPT)
+        assert as_round.valid and as_round.kind == receipts.ROUND_RECEIPT
+        assert as_round.to_dict()["kind"] == "round" and Receipt.from_dict(as_round.to_dict()) == as_round
+        assert verify_round(store, round_id, witness).ok
+        # a round witnessed before receipts named their kind: its receipt in a duel's form
+        kept = store.attachment(round_id, "round")
+        old_witness = Witness(str(tmp_path / "old.sqlite"), store)
+        old_witness.record(Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept)))
+        verified = verify_round(store, round_id, old_witness)
+        assert verified.ok and verified.witnessed is True, verified
+        assert load_round(store, round_id, witness=old_witness)["signed"] is not None
+    _forged(url, round_id, lambda kept: kept.pop("seal"))      # its seal stripped: the old receipt finds it
+    with Store(url) as store, pytest.raises(VerificationError, match="signature was removed"):
+        load_round(store, round_id, witness=Witness(str(tmp_path / "old.sqlite"), store))

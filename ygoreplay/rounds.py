@@ -28,7 +28,7 @@ from .i18n import N_, say
 from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
-from .receipts import Promise, Receipt, Witness, doubt
+from .receipts import ROUND_RECEIPT, Promise, Receipt, Witness, doubt
 from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, PublicKey
 from .store import Record, Store, new_id
 from .text import checked, name_key, number, printable
@@ -276,7 +276,7 @@ def _round_receipt(store: Store, round_id: str, kept: dict) -> Receipt:
     signs; one seal a round: ``sign_round`` refuses a round signed already): a round deleted
     from the store, or stripped of its seal, is found by ``verify --witness``. Given to the
     witness with its matches' heads; a witness out of reach leaves it unwitnessed, the round stands."""
-    return Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept))
+    return Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept), ROUND_RECEIPT)
 
 
 def _sealed_digest(round_id: str, kept: dict) -> bytes:
@@ -355,7 +355,7 @@ def _never_sealed(store: Store, round_id: str, witness: Witness | None) -> None:
     if witness is None:
         return
     try:
-        receipt = witness.latest(round_id)
+        receipt = witness.latest(round_id, ROUND_RECEIPT)
     except StoreError:
         return
     if receipt is not None and not doubt(store, Promise(receipt, "its witness")):
@@ -446,7 +446,7 @@ def verify_round(store: Store, round_id: str, witness: Witness | None = None) ->
     when its witness holds its receipt. A round written before rounds were signed is NOT ok
     either (nothing vouches for its tables), said so, with how to sign it. StoreError for no
     round that neither the store nor its witness knows."""
-    receipt = witness.latest(round_id) if witness is not None and _ID.fullmatch(round_id) else None
+    receipt = witness.latest(round_id, ROUND_RECEIPT) if witness is not None and _ID.fullmatch(round_id) else None
     doubted = doubt(store, Promise(receipt, "its witness")) if receipt is not None else ""
     seen = None if witness is None else receipt is not None
     trusted = receipt if receipt is not None and not doubted else None
