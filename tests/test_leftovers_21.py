@@ -164,3 +164,37 @@ def test_a_rounds_witness_receipt_is_signed_as_a_rounds_and_an_old_one_still_ver
     _forged(url, round_id, lambda kept: kept.pop("seal"))      # its seal stripped: the old receipt finds it
     with Store(url) as store, pytest.raises(VerificationError, match="signature was removed"):
         load_round(store, round_id, witness=Witness(str(tmp_path / "old.sqlite"), store))
+
+
+# -- 4. the library found by a card's installed name ----------------------------------------------
+
+VORSE = 14898066        # Vorse Raider: Kaiba's p1.m0, Normal Summoned at event #17 of ``WON``
+#: Its names as ``cards update --lang`` installs them (a Japanese cdb's, a Simplified Chinese one's).
+VORSE_NAMES = {"ja": "ブラッド・ヴォルス", "zh-Hans": "血腥魔兽人"}
+
+
+@pytest.mark.parametrize("typed", ["ブラッド・ヴォルス", "ブラッド", "血腥魔兽人", "血腥魔獸人", "魔兽"],
+                         ids=["ja", "ja start", "zh-Hans", "zh-Hant typed", "zh part"])
+def test_the_library_finds_a_replay_by_a_cards_installed_name(tmp_path, monkeypatch, typed):
+    """``/search?card=`` and ``search --card`` went through the card databases' names only (the
+    English one of the classic set): a replay was not found by the name its reader reads the card
+    by (its installed Japanese or Chinese name, ``card_names``), "no card is named". They go
+    through every installed name too (Chinese typed in either script), as the card's own."""
+    from fastapi.testclient import TestClient
+    from test_device_names import ADMIN, ORGANISER, WON, auth
+    from ygoreplay.access import digest
+    from ygoreplay.card_names import write_names
+    from ygoreplay.service import create_app
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for language, name in VORSE_NAMES.items():
+        write_names(language, [(VORSE, name)])
+    with Store(str(tmp_path / "duels.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        duel = client.post("/duels", json={"title": "found by name", "visibility": "public", "release": "end"},
+                           headers=ORGANISER).json()
+        assert client.post(f"/duels/{duel['id']}/events", json=WON,
+                           headers=auth(duel["tokens"]["recorder"])).status_code == 200
+        for card in (str(VORSE), typed):
+            answer = client.get("/search", params={"card": card, "action": "summoned"})
+            assert answer.status_code == 200, (card, answer.text)
+            assert [hit["id"] for hit in answer.json()["results"]] == [duel["id"]], card
