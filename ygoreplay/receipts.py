@@ -48,13 +48,11 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import parse_qs, unquote, urlparse
 
-import msgpack
-
 from . import chain
 from .errors import InputError, StoreError, VerificationError
 from .files import mode_for, read_limited, write_atomic
-from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
-                      STREAM_RECEIPT, receipt_message, root_of)
+from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, STREAM_RECEIPT, OrganiserKey, PublicKey,
+                      check_path, receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification, own_schema
 from .i18n import N_, say
 
