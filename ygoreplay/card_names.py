@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from . import i18n
 from .cards import CardFacts, unnamed
@@ -149,6 +149,42 @@ def fold(text: str) -> str:
     """Chinese text as names are compared: Simplified, then ``text.plain`` (閃刀 and 闪刀 the same,
     ＡＢＣ and abc too), as the page folds it (``fold_table``, then names.js ``plain``)."""
     return plain(_converter("t2s").convert(text))
+
+
+def installed_names(compare: Callable[[str], str]) -> list[tuple[int, str]]:
+    """(passcode, name as ``compare`` makes it) of every card name installed in any language
+    (``cards update --lang``), Chinese names folded to Simplified first (as ``fold``): what a
+    search of the library by a card's name goes through besides the card databases' own names
+    (``library_search.resolve_card``: a replay was not found by the name its reader reads it
+    by). Made once a names file as installed."""
+    out: list[tuple[int, str]] = []
+    for language in NAME_LANGUAGES:
+        path = names_path(language)
+        try:
+            changed = version_of(path)
+        except OSError:                   # none installed in that language
+            continue
+        out += _compared(str(path), changed, language in FOLDED_LANGUAGES, compare)
+    return out
+
+
+def typed_forms(text: str, compare: Callable[[str], str]) -> set[str]:
+    """``text`` as ``compare`` makes it, and, where Chinese names are installed and it holds a
+    CJK character, folded to Simplified first too (``installed_names``' Chinese names are): a
+    name typed in either script. Japanese kanji are not folded: the form as typed stays."""
+    forms = {compare(text)}
+    if any(ord(c) > 0x2e7f for c in text) and any(names_path(language).is_file() for language in FOLDED_LANGUAGES):
+        forms.add(compare(_converter("t2s").convert(text)))
+    return forms
+
+
+@lru_cache(maxsize=16)
+def _compared(path: str, changed: tuple[int, ...], folded: bool, compare: Callable[[str], str]
+              ) -> tuple[tuple[int, str], ...]:
+    """The names of one file (``changed``: its version, so a new install is seen) as compared."""
+    names = _read(path, changed)
+    texts = _convert_all("t2s", list(names.values())) if folded and names else list(names.values())
+    return tuple(zip(names, map(compare, texts)))
 
 
 def fold_table(names: Iterable[str]) -> dict[str, str]:

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
 from .access import Access
+from .card_names import installed_names, typed_forms
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
 from .library import ACTIONS, VERSION, Index, access_columns, built, check, held_key, sqlite_shape
@@ -191,17 +192,20 @@ def _bound(query: Query) -> bytes:
 
 def resolve_card(text: str, names: Any) -> tuple[int, ...]:
     """The passcodes a card parameter means: a passcode as given; else the cards whose name
-    (in any language the card databases hold; case and accents ignored) is exactly it, else
-    those whose name starts with it, else those holding it; with their alternate artworks."""
+    (in any language the card databases hold, or installed names do: ``card_names``; case and
+    accents ignored, Chinese in either script) is exactly it, else those whose name starts with
+    it, else those holding it; with their alternate artworks."""
     text = text.strip()
     if re.fullmatch(r"\d{1,10}", text):
         return (int(text),)
-    wanted = normal_name(text)
-    if not wanted:
+    if not normal_name(text):
         raise SearchError("card", say("card is a card's name or passcode"))
+    wanted = typed_forms(text, normal_name)
     rows = _names(names)
-    for rank in (lambda folded: folded == wanted, lambda folded: folded.startswith(wanted),
-                 lambda folded: wanted in folded):
+    aliases = {code: alias for code, alias, _ in rows}
+    rows += [(code, aliases.get(code, 0), folded) for code, folded in installed_names(normal_name)]
+    for rank in (lambda folded: folded in wanted, lambda folded: any(map(folded.startswith, wanted)),
+                 lambda folded: any(form in folded for form in wanted)):
         cards = {alias or code for code, alias, folded in rows if rank(folded)}
         if cards:
             break

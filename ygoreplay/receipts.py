@@ -20,7 +20,9 @@ gone. What the record promised must be kept outside the store:
   its audit path (``"path"``, base64url, and ``"left"``, as an anchor's: ``signing.tree``); the
   signature covers the tree's root as the group's anchors' does. A receipt of either version
   proves the same; version 1 is still issued where no group signs (a store without a group
-  commit, a witness, ``GET /receipt``) and read. Whoever keeps it (the recorder's client, the CLI's ``--receipt FILE``) can later
+  commit, a witness, ``GET /receipt``) and read. A round's receipt (the head of its seal,
+  ``rounds``) says ``"kind": "round"``, and its message ends with it (``signing.receipt_message``):
+  no round's receipt is taken for a duel's, nor a duel's for a round's. Whoever keeps it (the recorder's client, the CLI's ``--receipt FILE``) can later
   prove a store that holds fewer events, or other ones: ``verify --receipt``.
 * **A witness** (``--witness URL``: a SQLite file or a PostgreSQL URL, ``?schema=`` naming its
   schema) is a second store that keeps every receipt as it is issued. A store compared with its
@@ -46,18 +48,19 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import parse_qs, unquote, urlparse
 
-import msgpack
-
 from . import chain
 from .errors import InputError, StoreError, VerificationError
 from .files import mode_for, read_limited, write_atomic
-from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, OrganiserKey, PublicKey, check_path,
-                      receipt_message, root_of)
+from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, STREAM_RECEIPT, OrganiserKey, PublicKey,
+                      check_path, receipt_message, root_of)
 from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification, own_schema
 from .i18n import N_, say
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"
 KIND, VERSIONS = "ygoreplay/receipt", (1, 2)
+#: What a receipt may be of (``Receipt.kind``): a stream's head (a duel's, a match's), a round's seal.
+ROUND_RECEIPT = "round"
+RECEIPT_KINDS = (STREAM_RECEIPT, ROUND_RECEIPT)
 _TABLE = "ygoreplay_witness"
 MAX_RECEIPT_FILE = 1 << 20
 MAX_RECEIPT_FILES = 100_000          # in one folder given to verify --receipt
@@ -88,7 +91,8 @@ class Receipt:
     """A signed statement: duel ``duel`` held ``events`` events ending in ``head`` at ``time``.
     ``witnessed`` says whether its witness took it (None: no witness); it is not signed.
     ``path`` and ``left``: its audit path to the root its group commit signed (version 2),
-    None for a receipt signed alone (version 1)."""
+    None for a receipt signed alone (version 1). ``kind``: what ``duel`` names (``RECEIPT_KINDS``),
+    signed with it."""
 
     duel: str
     events: int
@@ -99,22 +103,24 @@ class Receipt:
     witnessed: bool | None = field(default=None, compare=False)
     path: bytes | None = None
     left: int = 0
+    kind: str = STREAM_RECEIPT
 
     @property
     def version(self) -> int:
         return 1 if self.path is None else 2
 
     @classmethod
-    def issue(cls, key: OrganiserKey, duel: str, events: int, head: bytes) -> "Receipt":
+    def issue(cls, key: OrganiserKey, duel: str, events: int, head: bytes, kind: str = STREAM_RECEIPT) -> "Receipt":
         """A receipt signed alone (version 1)."""
         time = chain.now()
-        return cls(duel, events, head, time, key.public, key.sign(receipt_message(1, duel, events, head, time)))
+        return cls(duel, events, head, time, key.public, key.sign(receipt_message(1, duel, events, head, time, kind)),
+                   kind=kind)
 
     @property
     def valid(self) -> bool:
         """Whether its signature holds: over its message (version 1), or over the root its audit
         path leads to from its message (version 2), as the group's anchors' does."""
-        message = receipt_message(self.version, self.duel, self.events, self.head, self.time)
+        message = receipt_message(self.version, self.duel, self.events, self.head, self.time, self.kind)
         if self.path is None:
             return self.key.verify(self.signature, message)
         try:
@@ -128,6 +134,8 @@ class Receipt:
                "head": self.head.hex(), "time": self.time, "key": self.key.text, "signature": _b64(self.signature)}
         if self.path is not None:
             out["path"], out["left"] = _b64(self.path), self.left
+        if self.kind != STREAM_RECEIPT:
+            out["kind"] = self.kind
         return out
 
     @classmethod
@@ -145,7 +153,9 @@ class Receipt:
                 raise ValueError("head is 64 hex digits")
             duel, events, head, time = data["duel"], data["events"], bytes.fromhex(data["head"]), data["time"]
             key, signature = data["key"], _unb64(data["signature"], SIGNATURE_SIZE)
+            kind = data.get("kind", STREAM_RECEIPT)
             if not (isinstance(duel, str) and 0 < len(duel) <= 200 and isinstance(time, str) and len(time) <= 64
+                    and isinstance(kind, str) and kind in RECEIPT_KINDS
                     and isinstance(events, int) and not isinstance(events, bool) and 0 <= events <= MAX_EVENTS
                     and len(head) == 32 and isinstance(key, str) and key.startswith(PREFIX) and len(key) <= 100):
                 raise ValueError("a field has the wrong type or is out of range")
@@ -156,7 +166,7 @@ class Receipt:
                 check_path(path, left)
             elif "path" in data or "left" in data:
                 raise ValueError("a receipt of version 1 is signed alone: it has no audit path")
-            return cls(duel, events, head, time, PublicKey.parse(key), signature, path=path, left=left)
+            return cls(duel, events, head, time, PublicKey.parse(key), signature, path=path, left=left, kind=kind)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -326,8 +336,10 @@ class Witness:
         with self._lock:
             self._run(kept)
 
-    def latest(self, duel: str) -> Receipt | None:
-        """The receipt of the duel's longest witnessed head, or None when none was witnessed."""
+    def latest(self, duel: str, kind: str = STREAM_RECEIPT) -> Receipt | None:
+        """The receipt of the duel's longest witnessed head, or None when none was witnessed;
+        ``kind``: what ``duel`` names (``RECEIPT_KINDS``: a round's id), which its table does not
+        keep beside it (``as_kind``)."""
         with self._lock:
             row = self._run(lambda conn: conn.execute(self._sql(
                 "SELECT duel, events, head, time, key, signature FROM {t} WHERE duel = ? "
@@ -338,7 +350,8 @@ class Witness:
             # a TEXT (or an INTEGER: ``bytes(n)`` is n zero bytes) written into the file is refused
             if type(row[1]) is not int or not all(isinstance(row[i], (bytes, bytearray, memoryview)) for i in (2, 4, 5)):
                 raise InputError("not a receipt's values")
-            return Receipt(row[0], row[1], bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5]))
+            return as_kind(Receipt(row[0], row[1], bytes(row[2]), row[3], PublicKey(bytes(row[4])), bytes(row[5])),
+                           kind)
         except InputError:
             raise StoreError(say("the witness {name}: its head of duel {duel} cannot be read",
                                  name=self.name, duel=duel)) from None
@@ -351,6 +364,18 @@ class Witness:
                 conn.close()
             except Exception:                  # already broken: nothing to close
                 pass
+
+
+def as_kind(receipt: Receipt, kind: str) -> Receipt:
+    """A witnessed receipt read as one of ``kind``. A round's receipt witnessed before receipts
+    named their kind was signed in a stream's form (no kind in its message): where its
+    signature holds only so, it is read as it was signed (its head is the round seal's all the
+    same, which ``rounds.verify_round`` compares: no duel's head is). A round's receipt signed
+    with its kind is never read as a duel's: its signature holds for its kind only."""
+    typed = replace(receipt, kind=kind)
+    if kind != STREAM_RECEIPT and not typed.valid and receipt.valid:
+        return receipt
+    return typed
 
 
 def _own(conn: sqlite3.Connection, path: Path, triggers: frozenset[str] | None) -> sqlite3.Connection:
@@ -438,10 +463,10 @@ def doubt(store: Store, promise: Promise) -> str:
 
 def behind(store: Store, duel: str, promises: Iterable[Promise]) -> str:
     """Why the store is behind (or beside) a promised head it can believe (``doubt``), or ""
-    when it holds every one."""
+    when it holds every one. A round's receipt (``kind``) promises no stream's head."""
     for promise in promises:
         r = promise.receipt
-        if r.duel != duel or doubt(store, promise):
+        if r.duel != duel or r.kind != STREAM_RECEIPT or doubt(store, promise):
             continue
         held = store.hash_at(duel, r.events)
         if held is None:

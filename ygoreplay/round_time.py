@@ -49,7 +49,7 @@ class TableTime:
 def call_time(hub: Any, round_id: str, clock: str | None = None) -> tuple[str, list[TableTime]]:
     """Call time at every table of round ``round_id`` at ``clock`` (default now; TIME-01): the
     clock used and each table's outcome, in the round's order. StoreError for no such round."""
-    kept = load_round(hub.store, round_id)
+    kept = load_round(hub.store, round_id, witness=hub.witness)
     clock = clock or now()
     return clock, [_call(hub, table["table"], table["match"], clock) for table in kept["tables"]]
 

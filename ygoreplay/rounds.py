@@ -28,7 +28,7 @@ from .i18n import N_, say
 from .lpsheet import guarded
 from .match import application as match_app
 from .match.policies import POLICIES
-from .receipts import Promise, Receipt, Witness, doubt
+from .receipts import ROUND_RECEIPT, Promise, Receipt, Witness, doubt
 from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, PublicKey
 from .store import Record, Store, new_id
 from .text import checked, name_key, number, printable
@@ -276,7 +276,7 @@ def _round_receipt(store: Store, round_id: str, kept: dict) -> Receipt:
     signs; one seal a round: ``sign_round`` refuses a round signed already): a round deleted
     from the store, or stripped of its seal, is found by ``verify --witness``. Given to the
     witness with its matches' heads; a witness out of reach leaves it unwitnessed, the round stands."""
-    return Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept))
+    return Receipt.issue(store.key, round_id, 1, _sealed_digest(round_id, kept), ROUND_RECEIPT)
 
 
 def _sealed_digest(round_id: str, kept: dict) -> bytes:
@@ -296,14 +296,16 @@ def made_with(store: Store, match_id: str) -> str | None:
 
 
 def signer_of(store: Store, round_id: str, kept: dict,
-              made: Callable[[Store, str], str | None] = made_with) -> PublicKey | None:
+              made: Callable[[Store, str], str | None] = made_with,
+              witness: Witness | None = None) -> PublicKey | None:
     """The key whose seal the round's record holds, None for a record with none (written before
-    rounds were signed: ``unsealed_check``), or VerificationError saying what does not hold: a
-    seal not in its form, by a key not trusted here, or over other tables (a table renumbered,
-    dropped or added, a player or match changed in the database)."""
+    rounds were signed: ``unsealed_check``, ``_never_sealed``), or VerificationError saying what
+    does not hold: a seal not in its form, by a key not trusted here, or over other tables (a
+    table renumbered, dropped or added, a player or match changed in the database)."""
     seal = kept.get(SEAL)
     if seal is None:
         _unsealed_check(store, round_id, kept, made)
+        _never_sealed(store, round_id, witness)
         return None
     if not (isinstance(seal, dict) and isinstance(seal.get("signed"), str) and type(seal.get("late")) is bool
             and isinstance(seal.get("key"), bytes) and len(seal["key"]) == PUBLIC_SIZE
@@ -343,11 +345,32 @@ def _unsealed_check(store: Store, round_id: str, kept: dict, made: Callable[[Sto
                                         table=table["table"], other=named))
 
 
+def _never_sealed(store: Store, round_id: str, witness: Witness | None) -> None:
+    """A record with no seal whose witness holds the receipt of its seal (``_round_receipt``) was
+    stripped of it in the database: a round signed late (``sign_round``) has no match whose
+    header names it (``_unsealed_check``), and passed for one written before rounds were signed
+    on every read but ``verify --witness``. VerificationError saying so. A receipt the store
+    cannot believe (``receipts.doubt``) proves nothing; a witness out of reach leaves the round
+    read as it stands, as it leaves a write standing (``receipts.issue``)."""
+    if witness is None:
+        return
+    try:
+        receipt = witness.latest(round_id, ROUND_RECEIPT)
+    except StoreError:
+        return
+    if receipt is not None and not doubt(store, Promise(receipt, "its witness")):
+        raise VerificationError(say("round {round_id}: its record's signature was removed in the database (its "
+                                    "witness holds the receipt of its seal, signed at {time}); nothing of it is "
+                                    "shown. Run 'ygoreplay verify {round_id} --witness'",
+                                    round_id=round_id, time=receipt.time))
+
+
 def sign_round(store: Store, round_id: str, witness: Witness | None = None) -> dict:
     """The organiser signs a round written before rounds were signed, its record as it stands
     now (``late``: its page says so): the one write of a round's record after it is made. A
-    round signed already is refused (InputError), as is one that cannot be read. The record signed."""
-    loaded = load_round(store, round_id)
+    round signed already is refused (InputError), as is one that cannot be read (one stripped of
+    its seal, its witness holding the receipt: never signed again as it stands). The record signed."""
+    loaded = load_round(store, round_id, witness=witness)
     if loaded["signed"] is not None:
         raise InputError(say("round {round_id} is signed already (by key {key}, at {time}); nothing was written",
                              round_id=round_id, key=loaded["signed"]["key"], time=loaded["signed"]["time"]))
@@ -355,27 +378,27 @@ def sign_round(store: Store, round_id: str, witness: Witness | None = None) -> d
     kept = sealed(store, round_id, kept, late=True)
     store.attach(round_id, ATTACHMENT, kept)
     match_app.witness_heads(store, witness, [], [_round_receipt(store, round_id, kept)] if witness is not None else [])
-    return load_round(store, round_id)
+    return load_round(store, round_id, witness=witness)
 
 
 # -- reading a round ------------------------------------------------------------------------------
 
-def load_round(store: Store, round_id: str, rows: "TableRows | None" = None) -> dict:
+def load_round(store: Store, round_id: str, rows: "TableRows | None" = None, witness: Witness | None = None) -> dict:
     """The round as kept (no token in it) and who signed it (``signed``: the key's fingerprint,
     when, and whether ``late``; None for a round written before rounds were signed, which every
     reader marks unsigned); StoreError for none, VerificationError for a record its seal does not
-    hold (``signer_of``). Every reader of a round reads it here: its page, JSON, stream, results,
-    ``round show``, ``round time`` and ``verify``. ``rows``: the reader's kept rows, whose
-    answers of ``made_with`` are kept (an unsigned round of 500 tables read them again on each
-    reading, ~0.1 s of CPU)."""
-    kept, key = _read_round(store, round_id, rows.made_with if rows is not None else made_with)
+    hold (``signer_of``), or with none that its ``witness`` saw sealed. Every reader of a round
+    reads it here: its page, JSON, stream, results, ``round show``, ``round time`` and ``verify``.
+    ``rows``: the reader's kept rows, whose answers of ``made_with`` are kept (an unsigned round
+    of 500 tables read them again on each reading, ~0.1 s of CPU)."""
+    kept, key = _read_round(store, round_id, rows.made_with if rows is not None else made_with, witness)
     seal = kept.get(SEAL)
     signed = None if key is None else {"key": key.fingerprint, "time": seal["signed"], "late": seal["late"]}
     return {**{name: value for name, value in kept.items() if name != SEAL}, "signed": signed}
 
 
-def _read_round(store: Store, round_id: str, made: Callable[[Store, str], str | None] = made_with
-                ) -> tuple[dict, PublicKey | None]:
+def _read_round(store: Store, round_id: str, made: Callable[[Store, str], str | None] = made_with,
+                witness: Witness | None = None) -> tuple[dict, PublicKey | None]:
     """The round's record as stored (its seal in it) and the key that signed it (``signer_of``)."""
     if not _ID.fullmatch(round_id):
         raise StoreError(say("no round {round_id!r} (a round's id is 12 hex digits)", round_id=round_id))
@@ -386,7 +409,7 @@ def _read_round(store: Store, round_id: str, made: Callable[[Store, str], str | 
         raise StoreError(say("round {round_id}: its record is not in the form a round is written in "
                              "(rewritten in the database); nothing of it is shown",
                              round_id=round_id))
-    return kept, signer_of(store, round_id, kept, made)
+    return kept, signer_of(store, round_id, kept, made, witness)
 
 
 @dataclass(frozen=True)
@@ -423,12 +446,12 @@ def verify_round(store: Store, round_id: str, witness: Witness | None = None) ->
     when its witness holds its receipt. A round written before rounds were signed is NOT ok
     either (nothing vouches for its tables), said so, with how to sign it. StoreError for no
     round that neither the store nor its witness knows."""
-    receipt = witness.latest(round_id) if witness is not None and _ID.fullmatch(round_id) else None
+    receipt = witness.latest(round_id, ROUND_RECEIPT) if witness is not None and _ID.fullmatch(round_id) else None
     doubted = doubt(store, Promise(receipt, "its witness")) if receipt is not None else ""
     seen = None if witness is None else receipt is not None
     trusted = receipt if receipt is not None and not doubted else None
     try:
-        kept, key = _read_round(store, round_id)
+        kept, key = _read_round(store, round_id, witness=witness)
     except StoreError as exc:
         if _held(store, round_id):          # a record there, not in a round's form: said, NOT ok
             return RoundVerification(round_id, False, witnessed=seen, problem=str(exc), doubt=doubted)
@@ -440,12 +463,10 @@ def verify_round(store: Store, round_id: str, witness: Witness | None = None) ->
     except VerificationError as exc:
         return RoundVerification(round_id, False, witnessed=seen, problem=str(exc), doubt=doubted)
     tables = len(kept["tables"])
-    if key is None:
-        problem = (say("its record's signature was removed in the database: its witness holds the round's receipt "
-                       "signed at {time}", time=trusted.time) if trusted is not None else
-                   say("its record is not signed: it was written before rounds were signed, and nothing vouches for "
-                       "its tables (one renumbered or dropped in the database is not seen); the organiser may sign "
-                       "it as it stands: ygoreplay round sign {round_id}", round_id=round_id))
+    if key is None:                         # its witness saw it sealed: refused above (``_never_sealed``)
+        problem = say("its record is not signed: it was written before rounds were signed, and nothing vouches for "
+                      "its tables (one renumbered or dropped in the database is not seen); the organiser may sign "
+                      "it as it stands: ygoreplay round sign {round_id}", round_id=round_id)
         return RoundVerification(round_id, False, tables, None, problem, seen, doubted)
     seal = kept[SEAL]
     signed = {"key": key.fingerprint, "time": seal["signed"], "late": seal["late"]}
@@ -553,7 +574,7 @@ class TableRows:
 
 
 def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] | None = None,
-           anyone: bool = False, rows: TableRows | None = None) -> dict:
+           anyone: bool = False, rows: TableRows | None = None, witness: Witness | None = None) -> dict:
     """The round now: each table's players, its match's score and state, when its match or a
     duel of it last had an event after the match was made (a table being recorded), and who is
     recording its current duel (``recording``). Holds no token.
@@ -565,9 +586,10 @@ def status(store: Store, round_id: str, seen: Callable[[str], Sequence[Record]] 
     (``hidden_table``); a public or unlisted match's standings are the round's, as the match's
     own spectator link shows them to whoever the organiser handed it. ``rows``: each table's row
     as last read, made again only where its streams moved (``TableRows``); a row kept is the
-    same object, so a follower's stream tells the rows that changed by identity."""
+    same object, so a follower's stream tells the rows that changed by identity. ``witness``: the
+    store's, which a round stripped of its seal is found by (``load_round``)."""
     rows = rows if rows is not None else TableRows()
-    kept = load_round(store, round_id, rows)
+    kept = load_round(store, round_id, rows, witness)
     seen = seen or (lambda duel: _records(store, duel))
     tables = rows.read(store, kept, seen, anyone)
     return {"id": round_id, "event": kept["event"], "round": kept["round"], "format": kept.get("format", ""),

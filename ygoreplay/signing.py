@@ -319,11 +319,17 @@ def digest(*parts: bytes) -> bytes:
 #: commit's tree (``store._Committer._sign``): each message begins with its version's label, so
 #: neither is read as the other, nor as an anchor's.
 RECEIPT_LABELS = {1: b"ygoreplay/receipt/1\0", 2: b"ygoreplay/receipt/2\0"}
+#: The kind of stream a receipt is of when it names none: a duel's or a match's head.
+STREAM_RECEIPT = "duel"
 
 
-def receipt_message(version: int, duel: str, events: int, head: bytes, time: str) -> bytes:
-    """What a receipt of ``version`` signs: its label and the msgpack list ``[duel, events, head, time]``."""
-    return RECEIPT_LABELS[version] + msgpack.packb([duel, events, head, time])
+def receipt_message(version: int, duel: str, events: int, head: bytes, time: str,
+                    kind: str = STREAM_RECEIPT) -> bytes:
+    """What a receipt of ``version`` signs: its label and the msgpack list ``[duel, events, head,
+    time]``, and its ``kind`` at the end when it is not a stream's (a round's seal: ``rounds``),
+    so that no receipt of one kind is read as another's whose id it shares the form of."""
+    fields = [duel, events, head, time] if kind == STREAM_RECEIPT else [duel, events, head, time, kind]
+    return RECEIPT_LABELS[version] + msgpack.packb(fields)
 
 
 #: The most steps an audit path may have (``root_of``): a group of 2**32 messages. A group commit

@@ -162,13 +162,14 @@ def round_create(pairings: str, event: str, round_: int, format_: str, policy: s
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 @click.option("--csv", "as_csv", is_flag=True,
               help="The results as CSV, one row a table (score, winner, match points, what it needs).")
+@witness_option
 @store_option
-def round_show(round_id: str, as_json: bool, as_csv: bool, store_url: str | None) -> None:
+def round_show(round_id: str, as_json: bool, as_csv: bool, witness_url: str | None, store_url: str | None) -> None:
     """How a round's tables stand: players, match score and state, last event recorded, who records."""
     from ..rounds import results_csv, status
-    with open_store(store_url, readonly=True) as store:
+    with open_store(store_url, readonly=True) as store, open_witness(witness_url, store) as witness:
         try:
-            data = status(store, round_id)
+            data = status(store, round_id, witness=witness)
         except StoreError as exc:
             raise InputError(str(exc)) from None
     if as_json:

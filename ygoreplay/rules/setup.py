@@ -20,7 +20,7 @@ from ..events import (
 from ..rulesets import RULESETS
 from ..state import Card, DuelState, Side, add_deck_cards
 from ..text import name_key, printable
-from .base import fail, handles, impossible
+from .base import call, fail, handles, impossible
 from .identity import forget_deck
 
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
@@ -60,11 +60,13 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if len(ev.players) == 2 and (key := name_key(ev.players[0])) and key == name_key(ev.players[1]):
         # a duel's seats are told apart by name (``access.seat_order``): one name twice seated
         # neither (a match's judge saw it only as a duel not of the match's players, LOG-09).
-        # Refused where every door's duel starts; two unnamed players (an import without names) pass
-        impossible(state, ev, "LOG-05", say("the duel's players {first} and {second} read as one name (case, width and "
+        # Refused where every door's duel starts; two unnamed players (an import without names)
+        # pass. A record stored or signed before the check is folded in audit (``History``): kept,
+        # its start flagged, so nothing recorded is lost; never set aside by a cite (``call``)
+        call(state, ev, "LOG-05", say("the duel's players {first} and {second} read as one name (case, width and "
                                             "characters not seen aside): a duel is played by two players told apart "
                                             "by their names", first=printable(ev.players[0]),
-                                            second=printable(ev.players[1])))
+                                            second=printable(ev.players[1])), play=False)
     state.witnessed = ev.witnessed         # from here on a broken rule is a flag (rules.base.fail)
     # CONF-01: a setting the players agreed on, or the room set, is a duel option, not a breach
     options = ev.options

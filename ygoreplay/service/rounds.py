@@ -124,7 +124,7 @@ def _status(service: Service, round_id: str) -> dict:
             rows = service.hub.cache.get((round_id, "rows"), TableRows, lambda _rows: ROWS_BYTES)
             return service.hub.cache.get(key, lambda: status(service.store, round_id,
                                                              lambda duel: _seen(service, duel), anyone=True,
-                                                             rows=rows),
+                                                             rows=rows, witness=service.records.witness),
                                          lambda read: 512 * (1 + len(read["tables"])))
         except StoreError:
             raise HTTPError(404, say("no round {round_id!r}", round_id=round_id)) from None

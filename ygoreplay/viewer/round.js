@@ -81,12 +81,30 @@ function row(table) {
   return tr;
 }
 
+// Who vouches for the round's record (its "signed": rounds.load_round), as the server words it
+// (round_pages.seal_said): the line drawn again from each whole round the stream sends, so a
+// round signed late (round sign, POST /rounds/{id}/sign) stops reading UNSIGNED without a reload.
+function seal(round) {
+  const line = document.getElementById("seal");
+  const signed = round.signed;
+  line.classList.toggle("unsigned", !signed);
+  line.textContent = !signed
+    ? t("UNSIGNED: this round was written before rounds were signed; nothing vouches for its tables (one "
+      + "renumbered or dropped in the database would not be seen). The organiser may sign it as it "
+      + "stands: ygoreplay round sign {id}", { id: round.id })
+    : signed.late
+      ? t("Signed by the organiser's key {key} at {time}, after it was written unsigned: the signature "
+        + "vouches for the round as it stood then", { key: signed.key, time: signed.time })
+      : t("Signed by the organiser's key {key} at {time}", { key: signed.key, time: signed.time });
+}
+
 function draw(round) {
   const before = new Map([...document.querySelectorAll("#tables tbody tr")].map((tr) => [tr.id, tr.textContent]));
   const rows = round.tables.map(row);
   for (const tr of rows) if (shown && before.get(tr.id) !== tr.textContent) tr.classList.add("moved");
   document.querySelector("#tables tbody").replaceChildren(...rows);
   document.getElementById("counts").textContent = counted(round);
+  seal(round);
   shown = round;
   document.body.dataset.updated = String(Number(document.body.dataset.updated || "0") + 1);
 }
