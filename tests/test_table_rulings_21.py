@@ -13,6 +13,11 @@
   (``rules.base.hidden_from_writer``), found which of its freshly mixed names it took by moving
   each out in a batch refused on purpose. A witnessed Deck shuffled in is now forgotten, as
   ``deck_shuffled`` without an order forgets it (``rules.identity.forget_deck``).
+* A tap on a taken zone was answered "the reason is the judge's" (LOW, at the speed of play). The
+  table enters a card from a hand it does not see; a refusal of an entry that names such a card is
+  told as no more than that (``views.DeviceNames.refused``), even where it reads only where cards
+  are on the field: a Normal Summon or a Set into a zone already taken, the commonest slip at a
+  table, left the scorekeeper to guess. Those refusals (ZONE-01/02/08) are ``public`` now.
 * A dispute the judge settled by backing the game up stayed open (MEDIUM at a round). A judge who
   rules on a disputed entry and rolls the game back to before it reverts the ruling too; the
   rollback itself was not counted as the judge's word on the entry (``Entries.open_dispute``), so
@@ -50,6 +55,28 @@ def test_a_set_card_the_table_activates_unnamed_is_answered_alike_whatever_a_dev
                      [{"kind": "activated", "player": 0, "card": card, "shows": {card: MIRROR}}])
         assert named.status_code == 200, named.text
     assert len(answers) == 1, answers
+
+
+def test_a_zone_already_taken_is_told_to_the_table(client):  # noqa: F811
+    """The table Normal Summons a card of player 1's hand to Monster Zone 2, which player 1's
+    face-down monster holds, then Sets two cards of that hand in Spell & Trap Zone 1: refused
+    (ZONE-01, ZONE-08), nothing written, and the table told why (baseline: "the reason is the
+    judge's"), whatever player 1's device named its cards."""
+    duel, seen = _table(client, None, LUSTER)
+    tokens = duel["tokens"]
+    hand = [card["id"] for card in seen["players"][1]["hand"]]
+    monster = seen["players"][1]["mzone"][2]["id"]
+    before = count(client, duel["id"], tokens)
+    for entries, rule, said in (
+            ([{"kind": "normal_summoned", "player": 1, "card": hand[0], "zone": 2}], "ZONE-01",
+             f"monster zone 2 of player 1 holds {monster} already"),
+            ([{"kind": "spell_trap_set", "player": 1, "card": hand[0], "zone": 1},
+              {"kind": "spell_trap_set", "player": 1, "card": hand[1], "zone": 1}], "ZONE-08",
+             f"Spell & Trap Zone 1 of player 1 holds {hand[0]} already")):
+        answer = post(client, duel["id"], tokens["recorder"], entries)
+        assert answer.status_code == 422 and answer.json()["rule"] == rule, answer.text
+        assert answer.json()["message"] == said, answer.text
+    assert count(client, duel["id"], tokens) == before, "nothing was written"
 
 
 def _shuffled_in(client, duel: dict) -> str:  # noqa: F811
