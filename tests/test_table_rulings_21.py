@@ -26,6 +26,8 @@
 """
 from __future__ import annotations
 
+import pytest
+
 from test_release import client, store  # noqa: F401  (fixtures: an in-process service)
 from test_device_names import board, count, post
 from test_hidden_identity import LUSTER, MIRROR, _table
@@ -79,13 +81,14 @@ def test_a_zone_already_taken_is_told_to_the_table(client):  # noqa: F811
     assert count(client, duel["id"], tokens) == before, "nothing was written"
 
 
-def _shuffled_in(client, duel: dict) -> str:  # noqa: F811
-    """Player 1's device shuffles a card of its hand into its Deck, naming it Pot of Greed for
+def _shuffled_in(client, duel: dict, reason: str = "shuffled") -> str:  # noqa: F811
+    """Player 1's device shuffles a card of its hand into its Deck (``returned``: returns it to the
+    Deck, no place named, as the page's *Return to the Deck* does), naming it Pot of Greed for
     itself; the name of that card in its view before the move."""
     tokens = duel["tokens"]
     card = board(client, duel["id"], tokens["p1"])["players"][1]["hand"][0]["id"]
     moved = post(client, duel["id"], tokens["p1"], [{"kind": "card_moved", "card": card, "to": [1, "deck"],
-                                                     "reason": "shuffled", "shows": {card: POT}}])
+                                                     "reason": reason, "shows": {card: POT}}])
     assert moved.status_code == 200, moved.text
     return card
 
@@ -111,18 +114,27 @@ def test_a_card_shuffled_into_its_deck_is_no_card_its_device_finds_there(client)
     assert len(answers) == 1, {answer: names[:3] for answer, names in answers.items()}
 
 
-def test_the_draw_after_a_card_is_shuffled_in_is_not_that_card(client):  # noqa: F811
+@pytest.mark.parametrize("reason", ["shuffled", "returned"])
+def test_the_draw_after_a_card_is_shuffled_in_is_not_that_card(client, reason):  # noqa: F811
     """The table enters player 1's next draw after the shuffle: the record dealt the Pot of Greed
     back (baseline, every view of the device showing it in the hand); now an unknown card, the Pot
-    of Greed back on no one's board until a draw shows it."""
+    of Greed back on no one's board until a draw shows it. Returned on top (``[1, "deck", 0]``), it
+    is the card drawn."""
     duel, _seen = _table(client, None, None)
     tokens = duel["tokens"]
-    _shuffled_in(client, duel)
+    _shuffled_in(client, duel, reason)
     drawn = post(client, duel["id"], tokens["recorder"], [{"kind": "cards_drawn", "player": 1}])
     assert drawn.status_code == 200, drawn.text
     for token in (tokens["p1"], tokens["judge"]):
         hand = board(client, duel["id"], token)["players"][1]["hand"]
         assert POT not in [card.get("code") for card in hand], hand
+    duel, _seen = _table(client, None, None)
+    card = board(client, duel["id"], duel["tokens"]["p1"])["players"][1]["hand"][0]["id"]
+    assert post(client, duel["id"], duel["tokens"]["p1"], [{"kind": "card_moved", "card": card, "to": [1, "deck", 0],
+                                                            "reason": "returned", "shows": {card: POT}}]).status_code == 200
+    assert post(client, duel["id"], duel["tokens"]["recorder"], [{"kind": "cards_drawn", "player": 1}]).status_code == 200
+    hand = board(client, duel["id"], duel["tokens"]["judge"])["players"][1]["hand"]
+    assert POT in [card.get("code") for card in hand], hand
 
 
 def test_a_dispute_the_judge_settles_by_backing_the_game_up_is_closed():

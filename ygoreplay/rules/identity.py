@@ -6,7 +6,8 @@ hand, in a Deck) is a card like any other; the first event that shows it names i
 (``deck_registered`` ``unordered``, a tournament's deck registration) a card shown must be one the
 list still holds, from its part of the deck; a Deck shuffled where the recorder could not follow
 (``deck_shuffled`` without an order, or a witnessed duel's card ``card_moved`` into it, reason
-``shuffled``) makes its cards unknown again, their identities back on the list. ``fold.apply`` calls ``identify`` before an event's handler, so the rules judge the event
+``shuffled`` or no place in it named) makes its cards unknown again, their identities back on the
+list. ``fold.apply`` calls ``identify`` before an event's handler, so the rules judge the event
 with the cards it shows already named.
 
 When each player records their own side, a player's device seals the identities of its own

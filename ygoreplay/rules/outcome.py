@@ -80,9 +80,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     put(state, card, to_zone, to_controller, to_index, position)
     if to_zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False                         # SPS-14: a new card from now on
-        if to_zone == DECK and ev.reason == "shuffled" and state.witnessed \
+        if to_zone == DECK and (ev.reason == "shuffled" or to_index is None) and state.witnessed \
                 and not state.sides[card.owner].order_known:
-            forget_deck(state, card.owner)                     # ZONE-11: shuffled where nobody follows
+            # ZONE-11: shuffled in ("return it to the Deck", no place named: the page's *Return to
+            # the Deck*) where nobody follows the order: no longer on top, that card, to be drawn
+            forget_deck(state, card.owner)
     elif position == SET and to_zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
 

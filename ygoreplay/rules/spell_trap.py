@@ -101,13 +101,18 @@ def _replace_field_spell(state: DuelState, player: int) -> None:
     state.field_placed = [state.index, player, old_id]
 
 
+def _unnamed(card: Card) -> str:
+    """LOG-05's words for an activated card its entry does not name: one message whether the record
+    knows the card or not (a refusal told as it is, ``RuleViolation.public``)."""
+    return say("{id} is activated but not named: an activated card is shown to all, so name it "
+               "(\"shows\": {{\"{id}\": passcode}})", id=card.id)
+
+
 def check_card_activation(state: DuelState, ev: Activated, card: Card, player: int) -> int:
     """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
     facts = card.facts
-    unnamed = say("{id} is activated but not named: an activated card is shown to all, so name it "
-                  "(\"shows\": {{\"{id}\": passcode}})", id=card.id)
     if facts is state.unknown:                   # everyone sees the card activated: it is named
-        impossible(state, ev, "LOG-05", unnamed, public=True)
+        impossible(state, ev, "LOG-05", _unnamed(card), public=True)
     if ev.entered_by is not None and unseen_by_writer(state, ev, card) \
             and all(card_id != card.id for card_id, _code in ev.shows):
         # LOG-05 whether the record knows the card or not: a player's device may have named it, for
@@ -117,7 +122,7 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         # of the card, says so (``public``). An entry no writer typed (a judge's file made
         # witnessed) asks nothing; a record stored before folds on (``call``, not ``impossible``:
         # an audit lists it and applies the activation).
-        call(state, ev, "LOG-05", unnamed, play=False, public=True)
+        call(state, ev, "LOG-05", _unnamed(card), play=False, public=True)
     from_hand = card.zone == HAND
     scale = facts.is_pendulum and facts.is_monster
     subtype = facts.spell_subtype                # a known card's facts (the unknown one is refused above)
