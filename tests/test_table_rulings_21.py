@@ -8,7 +8,7 @@
   card, says so (``RuleViolation.public``) instead of "the reason is the judge's".
 * A card shuffled into its Deck kept its name there (LOW; the record wrong at the next draw). A
   card a device named in its hand, shuffled into its own Deck (``card_moved``, reason
-  ``shuffled``), stayed that card on top of a Deck nobody could follow: the next draw dealt it
+  ``shuffled``, or returned with no place named: the page's *Return to the Deck*), stayed that card on top of a Deck nobody could follow: the next draw dealt it
   back, and the device, whose own Deck the shown-card check leaves out
   (``rules.base.hidden_from_writer``), found which of its freshly mixed names it took by moving
   each out in a batch refused on purpose. A witnessed Deck shuffled in is now forgotten, as
