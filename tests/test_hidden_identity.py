@@ -146,21 +146,22 @@ def test_the_tables_answer_on_a_hidden_card_is_the_same_whatever_its_device_name
     assert len(alone) == 1 and len(batched) == 1, (alone, batched)
 
 
-def test_a_set_card_the_table_activates_is_kept_whatever_its_device_named_it(client):  # noqa: F811
+def test_a_set_card_the_table_activates_is_named_whatever_its_device_named_it(client):  # noqa: F811
     """LOG-05: the table activates player 0's Set card without naming it. Named by its device as a
     monster (a Luster Dragon Set in a Spell & Trap Zone) it was refused, as a Trap accepted: with
     a refused event after it, the table learned which (baseline: 422 LOG-05 at event 0 against
-    event 1's refusal). Kept and flagged now; alone, the card it turned face-up is public (followed
-in its batch, refused before anything after it is judged: ``tests/test_reveal_last.py``)."""
+    event 1's refusal). Then kept and flagged; refused, unnamed, where no device had named it. Now
+    refused unnamed whatever the device did (``test_table_rulings_21``); named by the table, kept,
+    LOG-05 flagged for the judge where it is a monster."""
     answers = set()
     for set_as in (LUSTER, MIRROR):
         duel, seen = _table(client, set_as, None)
-        activation = {"kind": "activated", "player": 0, "card": seen["players"][0]["szone"][1]["id"]}
+        card = seen["players"][0]["szone"][1]["id"]
+        activation = {"kind": "activated", "player": 0, "card": card}
         batched = post(client, duel["id"], duel["tokens"]["recorder"], [activation, REFUSED])
-        # the activation shows the table the card: it ends its batch (``store._shown_last``)
-        assert batched.status_code == 400 and "last in its batch" in batched.text, batched.text
-        answers.add(_answer(batched))
-        alone = post(client, duel["id"], duel["tokens"]["recorder"], [activation])
-        assert alone.status_code == 200, alone.text
+        assert batched.status_code == 422 and batched.json()["index"] == 17, batched.text
+        answers.add(_answer(batched).replace(card, "<card>"))
+        named = post(client, duel["id"], duel["tokens"]["recorder"], [{**activation, "shows": {card: set_as}}])
+        assert named.status_code == 200, named.text
         assert ("LOG-05" in _flags(client, duel, duel["tokens"]["judge"])) == (set_as == LUSTER)
     assert len(answers) == 1, answers

@@ -1,7 +1,8 @@
 """An event that shows its writer a card it did not see ends its batch (#25, twentieth pass, ``reveal20``).
 
 In a witnessed duel the table's recorder sees the public cards. It activated player 0's Set card
-without naming it, moved the now face-up card to Pendulum Zone 5, then sent an event refused on
+without naming it (refused since, LOG-05, ``test_table_rulings_21``: a card sent to the GY unnamed
+shows it as well), moved the now face-up card to Pendulum Zone 5, then sent an event refused on
 purpose: a batch is all or none, so nothing was written, and the refusal said what the card was —
 422 ZONE-09 at event 1 for a Mirror Force, LOG-03 at event 2 for an Odd-Eyes Pendulum Dragon. An
 event that shows its writer a card it did not see before (``rules.base.shown_to_writer``, decided
@@ -31,37 +32,54 @@ def _probe(seen: dict) -> dict:
     return {"kind": "zone_changed", "card": seen["players"][0]["szone"][1]["id"], "zone": 5}
 
 
+def _destroyed(seen: dict) -> dict:
+    """Player 0's Set card in Spell & Trap Zone 1 destroyed, not named: it goes face-up to the GY.
+    (The table activates no Set card without naming it, whatever its device named: LOG-05,
+    ``test_table_rulings_21``.)"""
+    return {"kind": "card_moved", "card": seen["players"][0]["szone"][1]["id"], "to": [0, "gy"], "reason": "destroyed"}
+
+
+def _placed(seen: dict) -> dict:
+    """ZONE-09: the card just destroyed placed from the GY in Pendulum Zone 5 (a Pendulum card's only)."""
+    return {"kind": "card_moved", "card": seen["players"][0]["szone"][1]["id"], "to": [0, "szone", 5],
+            "reason": "resolved"}
+
+
 def test_a_set_card_shown_then_probed_in_one_batch_answers_the_same_whatever_it_is(client):  # noqa: F811
     """The table's [activation, probe, refused event]: 422 ZONE-09 at event 1 where the card was a
     Mirror Force, LOG-03 at event 2 where an Odd-Eyes (baseline). Now 400 at event 0, the same
-    status and body whatever the card is (a Luster Dragon's activation too, kept and flagged
-    alone: ``test_hidden_identity``); nothing written. (A card its device did not name cannot be
-    activated, alone or not: LOG-05 at event 0, the same whatever the card is.)"""
+    status and body whatever the card is; nothing written. The same with the card destroyed
+    unnamed and placed in a Pendulum Zone from the GY. (A Set card the table activates unnamed is
+    refused, LOG-05 at event 0, the same whatever its device named it.)"""
     answers = set()
     for set_as in (MIRROR, ODD_EYES, LUSTER):
-        duel, seen = _table(client, set_as, None)
-        tokens = duel["tokens"]
-        before = count(client, duel["id"], tokens)
-        answer = post(client, duel["id"], tokens["recorder"], [_activation(seen), _probe(seen), REFUSED])
-        assert answer.status_code == 400 and "last in its batch" in answer.text, answer.text
-        answers.add(_answer(answer))
-        assert count(client, duel["id"], tokens) == before, "nothing was written"
+        for shown, probe in ((_activation, _probe), (_destroyed, _placed)):
+            duel, seen = _table(client, set_as, None)
+            tokens = duel["tokens"]
+            before = count(client, duel["id"], tokens)
+            answer = post(client, duel["id"], tokens["recorder"], [shown(seen), probe(seen), REFUSED])
+            if shown is _activation:
+                assert answer.status_code == 422 and answer.json()["rule"] == "LOG-05", answer.text
+            else:
+                assert answer.status_code == 400 and "last in its batch" in answer.text, answer.text
+                answers.add(_answer(answer))
+            assert count(client, duel["id"], tokens) == before, "nothing was written"
     assert len(answers) == 1, answers
 
 
 def test_a_showing_event_alone_or_last_is_judged_as_before(client):  # noqa: F811
-    """The activation alone is written; last of a batch, after an event that shows nothing, too;
-    and the probe after it, in a batch of its own, is judged (the card is public by then)."""
+    """The showing event alone is written; last of a batch, after an event that shows nothing,
+    too; and the probe after it, in a batch of its own, is judged (the card is public by then)."""
     duel, seen = _table(client, MIRROR, None)
     tokens = duel["tokens"]
-    alone = post(client, duel["id"], tokens["recorder"], [_activation(seen)])
+    alone = post(client, duel["id"], tokens["recorder"], [_destroyed(seen)])
     assert alone.status_code == 200, alone.text
-    probe = post(client, duel["id"], tokens["recorder"], [_probe(board(client, duel["id"], tokens["recorder"]))])
+    probe = post(client, duel["id"], tokens["recorder"], [_placed(seen)])
     assert probe.status_code == 422 and probe.json()["rule"] == "ZONE-09", probe.text
     duel, seen = _table(client, ODD_EYES, None)
     tokens = duel["tokens"]
     last = post(client, duel["id"], tokens["recorder"], [{"kind": "phase_entered", "phase": "battle"},
-                                                          _activation(seen)])
+                                                          _destroyed(seen)])
     assert last.status_code == 200, last.text
 
 

@@ -451,8 +451,10 @@ class Records:
             # ("p1.m0 was shown to be Luster Dragon", LOG-10)
             seen = read[0] if read else view_names(TABLE)
             at = exc.index - count
-            hidden = unseen(seen.view, events[at], self.store.head_state(duel_id)) if 0 <= at < len(events) else []
-            raise RuleViolation(exc.rule, seen.refused(exc.message, hidden), exc.index, exc.kind) from None
+            hidden = (unseen(seen.view, events[at], self.store.head_state(duel_id))
+                      if 0 <= at < len(events) and not exc.public else [])
+            raise RuleViolation(exc.rule, seen.refused(exc.message, hidden), exc.index, exc.kind,
+                                public=exc.public) from None
 
     def _not_closed(self, duel_id: str, given: list[Event]) -> None:
         """LOG-03: nothing is recorded in a duel whose match ended its game before it began (a game

@@ -56,8 +56,8 @@ def witness_dict(history: History | None) -> dict:
         "calls": calls,
         "flagged": [{**violation_dict(f), "by": entries.by.get(f.index), "ruled": history.ruling_on(f.index)}
                     for f in history.flags],
-        "disputed": [{"index": on, "by": by, "at": at, "reason": reason, "open": entries.open_dispute(on),
-                      "ruled": history.ruling_on(on)} for on, (at, by, reason) in sorted(entries.disputed.items())],
+        "disputed": [{"index": on, "by": by, "at": at, "reason": reason,
+                      "open": entries.open_dispute(on, history.reverted), "ruled": history.ruling_on(on)} for on, (at, by, reason) in sorted(entries.disputed.items())],
         "struck": [{"index": pos, "by": entries.by.get(pos), "corrected_at": at} for pos, at in sorted(history.struck.items())],
         "unconfirmed": [pos for pos in range(history.position)
                         if pos not in entries.confirmed and history.needs_confirming(pos)]}

@@ -26,16 +26,19 @@ handles = PerKind("handler")
 
 
 class RuleViolation(YgoreplayError):
-    """An event the rules refuse: the rule ID, the event's index, and a message for a judge."""
+    """An event the rules refuse: the rule ID, the event's index, and a message for a judge.
+    ``public``: the message says nothing of a card the event's writer may not see, so a writer
+    told no more of other refusals (``views.DeviceNames.refused``) is told this one as it is."""
 
     exit_code = 1
 
-    def __init__(self, rule: str, message: str, index: int, kind: str = "") -> None:
+    def __init__(self, rule: str, message: str, index: int, kind: str = "", *, public: bool = False) -> None:
         super().__init__(f"#{index} {rule} {message}")
         self.rule = rule
         self.message = message
         self.index = index
         self.kind = kind
+        self.public = public
 
     def as_dict(self) -> dict:
         return {"index": self.index, "rule": self.rule, "message": self.message}
@@ -58,21 +61,22 @@ def fail(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = T
         call(state, ev, rule, message, play=play)
 
 
-def call(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = True) -> None:
+def call(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = True, public: bool = False) -> None:
     """A broken rule decided: a flag in a witnessed duel (what was played stands), collected when
-    auditing, else refused."""
+    auditing, else refused (``public``: ``RuleViolation.public``)."""
     if play and state.witnessed:
         if state.flags is not None:                   # None while a history folds again
             state.flags.append(Violation(state.index, rule, message))
     elif state.violations is not None:
         state.violations.append(Violation(state.index, rule, message))
     else:
-        raise RuleViolation(rule, message, state.index, ev.kind)
+        raise RuleViolation(rule, message, state.index, ev.kind, public=public)
 
 
-def impossible(state: DuelState, ev: Event, rule: str, message: str) -> NoReturn:
-    """The event cannot be applied to this state at all, cited or not."""
-    raise RuleViolation(rule, message, state.index, ev.kind)
+def impossible(state: DuelState, ev: Event, rule: str, message: str, *, public: bool = False) -> NoReturn:
+    """The event cannot be applied to this state at all, cited or not (``public``:
+    ``RuleViolation.public``)."""
+    raise RuleViolation(rule, message, state.index, ev.kind, public=public)
 
 
 #: The player whose own device wrote an event (``Event.entered_by``): they see their hidden cards.

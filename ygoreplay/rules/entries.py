@@ -11,6 +11,7 @@ door (kept and listed by an audit), never made to stand.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 
 from ..i18n import N_, say
 from ..events import EntryConfirmed, EntryDisputed, Event, JudgeNote
@@ -74,7 +75,8 @@ class Entries:
             raise RuleViolation("LOG-05", say("entry {on} is {entered_by}'s own: the other side confirms or disputes it",
                                               on=on, entered_by=who),
                                 position, event.kind)
-        if isinstance(event, EntryDisputed) and self.open_dispute(on):   # one open call on an entry: the first
+        # one open call on an entry (one in effect, ``History._remark``: nothing reverted it): the first
+        if isinstance(event, EntryDisputed) and self.open_dispute(on, {}):
             at, by, _reason = self.disputed[on]
             raise RuleViolation("LOG-02", say("entry {on} is disputed already (#{at}, by {by}) and no judge has ruled "
                                               "on it yet: a second dispute would replace the first in the record's "
@@ -103,11 +105,16 @@ class Entries:
             if isinstance(event, JudgeNote) and event.on in undone:
                 self.ruling(position, event)
 
-    def open_dispute(self, entry: int) -> bool:
-        """Disputed, and no judge has ruled on it since."""
+    def open_dispute(self, entry: int, reverted: Mapping[int, int]) -> bool:
+        """Disputed, and no judge has ruled on it since: a note on it, or a rollback that reverted
+        it (``reverted``, ``History.reverted``: the entry, the rollback's index). A judge who rules
+        and then backs the game up (MATCH-08) reverts the note too (``rulings_reverted``), and the
+        dispute stayed open for good: in ``check``, and on the round's page as a table waiting."""
         dispute = self.disputed.get(entry)
+        if dispute is None:
+            return False
         ruling = self.ruled.get(entry)
-        return dispute is not None and (ruling is None or ruling.at < dispute[0])
+        return max(-1 if ruling is None else ruling.at, reverted.get(entry, -1)) < dispute[0]
 
     def to_data(self) -> dict:
         return {"by": sorted(self.by.items()), "confirmed": sorted(self.confirmed.items()),

@@ -389,7 +389,7 @@ class History:
                 "flags": [{"rule": f.rule, "message": f.message} for f in self.flags if f.index == position],
                 "struck": self.struck.get(position), "confirmed": confirmed,
                 "disputed": None if dispute is None else {"at": dispute[0], "by": dispute[1], "reason": dispute[2],
-                                                          "open": entries.open_dispute(position)},
+                                                          "open": entries.open_dispute(position, self.reverted)},
                 "ruled": self.ruling_on(position)}
 
     def waiting_for_judge(self) -> dict[str, int]:
@@ -398,7 +398,7 @@ class History:
         and the disputed entries no judge has ruled on. Only the counts that are not 0."""
         answered = max([-1, *self.notes[-1:], *(pos for pos, _ in self.rollbacks[-1:])])
         counts = {"calls": sum(pos > answered for pos, _ in self.calls),
-                  "disputes": sum(self.entries.open_dispute(on) for on in self.entries.disputed)}
+                  "disputes": sum(self.entries.open_dispute(on, self.reverted) for on in self.entries.disputed)}
         return {name: count for name, count in counts.items() if count}
 
     def ruling_on(self, position: int) -> dict | None:

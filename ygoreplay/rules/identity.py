@@ -5,7 +5,8 @@ hand, in a Deck) is a card like any other; the first event that shows it names i
 (``Event.shows``) and from then on it is that card. With a decklist registered without its order
 (``deck_registered`` ``unordered``, a tournament's deck registration) a card shown must be one the
 list still holds, from its part of the deck; a Deck shuffled where the recorder could not follow
-(``deck_shuffled`` without an order) makes its cards unknown again, their identities back on the
+(``deck_shuffled`` without an order, or a witnessed duel's card ``card_moved`` into it, reason
+``shuffled`` or no place in it named) makes its cards unknown again, their identities back on the
 list. ``fold.apply`` calls ``identify`` before an event's handler, so the rules judge the event
 with the cards it shows already named.
 
@@ -163,7 +164,9 @@ def _hidden(card: Card) -> bool:
 
 def forget_deck(state: DuelState, player: int) -> None:
     """A Deck shuffled where the recorder could not follow: its cards are unknown again, and each
-    identity goes back on the decklist it came from."""
+    identity goes back on the decklist it came from. A card a device named, shuffled in at a paper
+    table, is no longer dealt back by the next draw, nor found among the Deck's cards by its owner's
+    device (``base.hidden_from_writer`` does not hide its own Deck from it)."""
     for card_id in state.sides[player].deck:
         card = state.cards[card_id]
         card.unseen_play = None                  # which card this id is, the shuffle hid: its plays too

@@ -23,6 +23,7 @@ from .base import (
     LEFT, ON_FIELD, REASONS_FROM, check_not_negated, fail, get_card, handles, impossible, player_of, put, reason_problem,
     refuse_by_identity, take, vanish)
 from .spell_trap import check_equips, in_chain, settle_equips
+from .identity import forget_deck
 from .summon import note_material_move
 from .turn import control_lapse, end_phase_effect, stats_lapse
 from .win import late_lp_change
@@ -79,6 +80,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     put(state, card, to_zone, to_controller, to_index, position)
     if to_zone in (HAND, DECK, EXTRA):
         card.properly_summoned = False                         # SPS-14: a new card from now on
+        if to_zone == DECK and (ev.reason == "shuffled" or to_index is None) and state.witnessed \
+                and not state.sides[card.owner].order_known:
+            # ZONE-11: shuffled in ("return it to the Deck", no place named: the page's *Return to
+            # the Deck*) where nobody follows the order: no longer on top, that card, to be drawn
+            forget_deck(state, card.owner)
     elif position == SET and to_zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
 

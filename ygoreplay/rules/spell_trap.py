@@ -13,7 +13,9 @@ from ..cards import CardFacts
 from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
 from ..state import Card, DuelState
 from . import card_text
-from .base import fail, get_card, handles, impossible, open_game_state, player_of, put, refuse_by_identity, take
+from .base import (
+    call, fail, get_card, handles, impossible, open_game_state, player_of, put, refuse_by_identity, take,
+    unseen_by_writer)
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
@@ -99,12 +101,28 @@ def _replace_field_spell(state: DuelState, player: int) -> None:
     state.field_placed = [state.index, player, old_id]
 
 
+def _unnamed(card: Card) -> str:
+    """LOG-05's words for an activated card its entry does not name: one message whether the record
+    knows the card or not (a refusal told as it is, ``RuleViolation.public``)."""
+    return say("{id} is activated but not named: an activated card is shown to all, so name it "
+               "(\"shows\": {{\"{id}\": passcode}})", id=card.id)
+
+
 def check_card_activation(state: DuelState, ev: Activated, card: Card, player: int) -> int:
     """Check the activation of a Spell or Trap card itself and return its spell speed (CHAIN-01)."""
     facts = card.facts
     if facts is state.unknown:                   # everyone sees the card activated: it is named
-        impossible(state, ev, "LOG-05", say("{id} is activated but not named: an activated card is shown to all, "
-                                            "so name it (\"shows\": {{\"{id}\": passcode}})", id=card.id))
+        impossible(state, ev, "LOG-05", _unnamed(card), public=True)
+    if ev.entered_by is not None and unseen_by_writer(state, ev, card) \
+            and all(card_id != card.id for card_id, _code in ev.shows):
+        # LOG-05 whether the record knows the card or not: a player's device may have named it, for
+        # itself. Refused only where the record does not know it, the table's recorder (or the other
+        # player's device) learned from 200 against 422 whether a device had named its Set card.
+        # The writer sees it now, face-up: naming it costs a tap, and the refusal, reading nothing
+        # of the card, says so (``public``). An entry no writer typed (a judge's file made
+        # witnessed) asks nothing; a record stored before folds on (``call``, not ``impossible``:
+        # an audit lists it and applies the activation).
+        call(state, ev, "LOG-05", _unnamed(card), play=False, public=True)
     from_hand = card.zone == HAND
     scale = facts.is_pendulum and facts.is_monster
     subtype = facts.spell_subtype                # a known card's facts (the unknown one is refused above)

@@ -135,19 +135,24 @@ def check_free_monster_zone(state: DuelState, ev: Event, player: int, zone: int,
                             freed: frozenset[str] = frozenset(), taken: str = "ZONE-01") -> None:
     """ZONE-01/02: refuse a monster zone that does not exist under the rule set, or is taken (by
     a card other than those in ``freed``, which leave as the monster arrives). A taken zone is
-    refused as ``taken``: a Special Summon names SPS-03 (it needs a usable free zone)."""
+    refused as ``taken``: a Special Summon names SPS-03 (it needs a usable free zone). Each
+    refusal reads only where cards are on the field, so it is told as it is (``public``) to a
+    writer who does not see the card the entry plays: a tap on a taken zone at the speed of play
+    said "the reason is the judge's"."""
     if not 0 <= zone <= 6:
-        impossible(state, ev, "ZONE-01", say("monster zone {zone} does not exist (0-4 main, 5-6 extra)", zone=zone))
+        impossible(state, ev, "ZONE-01", say("monster zone {zone} does not exist (0-4 main, 5-6 extra)", zone=zone),
+                   public=True)
     if zone < MAIN_MONSTER_ZONES:
         occupant = state.sides[player].mzone[zone]
     else:
         ruleset = ruleset_of(state)
         if not ruleset.extra_monster_zones:
-            impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title))
+            impossible(state, ev, "ZONE-02", say("there are no Extra Monster Zones under {title}", title=ruleset.title),
+                       public=True)
         occupant = state.mzone_card(player, zone)
     if occupant is not None and occupant not in freed:
         impossible(state, ev, taken, say("monster zone {zone} of player {player} holds {occupant} already",
-                                         zone=zone, player=player, occupant=occupant))
+                                         zone=zone, player=player, occupant=occupant), public=True)
 
 
 def check_monster_zone(state: DuelState, ev: Event, player: int, card: Card, zone: int,
@@ -215,13 +220,14 @@ def in_pendulum_zone(state: DuelState, card: Card) -> bool:
 def check_spell_trap_zone(state: DuelState, ev: Event, player: int, zone: int | None, card: Card | None = None) -> None:
     """Refuse an S/T zone that does not exist under the rule set, or is taken (ZONE-08, ZONE-09).
 
-    Under MR3 the separate Pendulum Zones (5 and 6) take only Pendulum cards (MR-03)."""
+    Under MR3 the separate Pendulum Zones (5 and 6) take only Pendulum cards (MR-03). A zone that
+    does not exist or is taken is told as it is (``public``, as ``check_free_monster_zone``)."""
     ruleset = ruleset_of(state)
     count = ruleset.spell_trap_zone_count
     if zone is None or not 0 <= zone < count:
         extra = " and the Pendulum Zones 5-6" if ruleset.separate_pendulum_zones else ""
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone!r} does not exist (0-4{extra} under {title})",
-                                             zone=zone, extra=extra, title=ruleset.title))
+                                             zone=zone, extra=extra, title=ruleset.title), public=True)
     if zone >= 5 and (card is None or not card.facts.is_pendulum):
         said = say("S/T index {zone} is a Pendulum Zone under {title}: only a Pendulum card goes there, not {what}",
                    zone=zone, title=ruleset.title, what=card.name if card is not None else "this card")
@@ -231,5 +237,5 @@ def check_spell_trap_zone(state: DuelState, ev: Event, player: int, zone: int | 
     occupant = state.sides[player].szone[zone]
     if occupant is not None:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} of player {player} holds {occupant} already",
-                                             zone=zone, player=player, occupant=occupant))
+                                             zone=zone, player=player, occupant=occupant), public=True)
 
