@@ -2,6 +2,8 @@
 a refusal naming what is wrong, never the service's failure (no 5xx for what a client asks)."""
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from test_release import ORGANISER, client, store  # noqa: F401  (fixtures: an in-process service)
@@ -18,3 +20,45 @@ def test_a_match_whose_policy_is_a_list_or_object_is_refused_naming_it(client, p
     assert answer.status_code == 400
     assert answer.json()["where"] == "policy"
     assert "tcg-2024" in answer.json()["error"]
+
+
+async def _cut_off(app, path: str, token: str) -> list[dict]:
+    """What ``app`` sends for a POST whose client goes away after the first bytes of a body of
+    the length it stated (the server passes on its ``http.disconnect``)."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+             "headers": [*([(b"authorization", f"Bearer {token}".encode())] if token else []),
+                         (b"content-type", b"application/json"), (b"content-length", b"100")],
+             "client": ("127.0.0.1", 1), "server": ("test", 80), "state": {}}
+    pending = [{"type": "http.request", "body": b'[{"kind": ', "more_body": True}, {"type": "http.disconnect"}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return pending.pop(0) if len(pending) > 1 else pending[0]
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+    await app(scope, receive, send)
+    return sent
+
+
+@pytest.mark.parametrize("door", ["append", "verify", "notes", "create"])
+def test_a_client_gone_before_its_body_came_whole_is_no_fault_of_the_service(client, door):  # noqa: F811
+    """A client that sends half a body and hangs up (``http.disconnect``): starlette's
+    ``ClientDisconnect`` went up unhandled from every route that reads a body, the append's lane
+    and the routed stack alike, as the service's own failure: a 500 and its traceback in the log,
+    for anyone posting half a body to a public duel's ``/verify``. It is a request that did not
+    come whole: 400, nothing written, through every door."""
+    duel = client.post("/duels", json={"title": "cut", "visibility": "public"}, headers=ORGANISER).json()
+    tokens = duel["tokens"]
+    appended = client.post(f"/duels/{duel['id']}/events", json=[], headers={"Authorization": f"Bearer {tokens['recorder']}"})
+    assert appended.status_code == 200 and client.app._lane is not None        # the append's lane is built
+    path, token = {"append": (f"/duels/{duel['id']}/events", tokens["recorder"]),
+                   "verify": (f"/duels/{duel['id']}/verify", ""),
+                   "notes": (f"/duels/{duel['id']}/notes", tokens["judge"]),
+                   "create": ("/duels", ORGANISER["Authorization"].split()[1])}[door]
+    sent = client.portal.call(functools.partial(_cut_off, client.app, path, token))
+    assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [400]
+    assert b"not a valid HTTP/1.1 request" in b"".join(m.get("body", b"") for m in sent)
+    assert client.get(f"/duels/{duel['id']}/events", headers=ORGANISER).text == ""        # nothing written
+    assert len(client.get("/duels", headers=ORGANISER).json()) == 1
