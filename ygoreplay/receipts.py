@@ -44,6 +44,7 @@ import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import parse_qs, unquote, urlparse
@@ -116,10 +117,11 @@ class Receipt:
         return cls(duel, events, head, time, key.public, key.sign(receipt_message(1, duel, events, head, time, kind)),
                    kind=kind)
 
-    @property
+    @cached_property
     def valid(self) -> bool:
         """Whether its signature holds: over its message (version 1), or over the root its audit
-        path leads to from its message (version 2), as the group's anchors' does."""
+        path leads to from its message (version 2), as the group's anchors' does. Checked once
+        a receipt (``verify`` asks it of each promise twice: what it doubts, and what it holds)."""
         message = receipt_message(self.version, self.duel, self.events, self.head, self.time, self.kind)
         if self.path is None:
             return self.key.verify(self.signature, message)
@@ -514,7 +516,9 @@ def verify(store: Store, duel: str, receipts: Iterable[Receipt] = (), witness: W
     witnessed = witness.latest(duel) if witness is not None else None
     if not result.ok:
         return result, witnessed
-    promises = [Promise(r, "a receipt") for r in receipts]
+    # one check a receipt, however often it is given: a request's 1,000 copies of one cost 1,000
+    # signatures and reads of the store (twice the signatures), anyone's to ask of a public duel
+    promises = list(dict.fromkeys(Promise(r, "a receipt") for r in receipts))
     if witnessed is not None:
         promises.append(Promise(witnessed, "its witness"))
     doubts = [said for said in (doubt(store, p) for p in promises if p.receipt.duel == duel) if said]

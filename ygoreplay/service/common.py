@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import viewer
@@ -383,6 +384,14 @@ def _errors(app: FastAPI) -> None:
             answer = _http_error(HTTPError(500, say("the service failed on this request (its log says why)")))
         answer.headers["Content-Language"] = language
         return answer
+
+    @app.exception_handler(ClientDisconnect)
+    async def gone(_request: Request, _exc: ClientDisconnect) -> JSONResponse:
+        # a client that went away before its body came whole: nothing was read, nothing written.
+        # Its request was no whole one, and no fault of the service's: a 400 nobody receives, never
+        # the 500 (its traceback in the log) that anyone posting half a body once a request made.
+        # Every door's: the routed stack's ``ExceptionMiddleware`` and the append's lane use these handlers.
+        return _http_error(HTTPError(400, say("the request is not a valid HTTP/1.1 request")))
 
     @app.exception_handler(RuleViolation)
     async def rule(_request: Request, exc: RuleViolation) -> JSONResponse:

@@ -633,7 +633,7 @@ def _opening(body: dict) -> list[Event]:
         raise HTTPError(400, say("players is a list of the two players' names"), where="players")
     players = [checked(p, "a player's name", 200) for p in players]
     policy = body.get("policy")
-    if policy not in POLICIES:
+    if not isinstance(policy, str) or policy not in POLICIES:      # a list or object is no name (not hashable)
         raise HTTPError(400, say("policy is one of {choices}", choices=", ".join(POLICIES)), where="policy")
     banlist = body.get("banlist")
     if not isinstance(banlist, dict) or set(banlist) - {"name", "limits", "whitelist"} or \
