@@ -55,6 +55,7 @@ from .chain import to_ms
 from .errors import StoreError, VerificationError
 from .events import GY, BANISHED, Event
 from .i18n import say
+from .lazy_dataclass import made
 
 ACTIONS = ("activated", "summoned", "sent_to_gy", "banished", "negated")
 #: 6: every row keyed (``Index.tag``), its stream's row checked against what its anchors vouch for;
@@ -315,7 +316,8 @@ def seen(event: Event, fold: Any, negated: str | None, at: int, judges: bool = F
     # the badge is the spectator's: a flag its own fold decides too (``views.flag_seen``), never
     # the record's verdict on a card the spectator does not see
     flagged = bool(flags) and flags[-1].index == fold.position - 1 and flag_seen(fold, event, "spectator")
-    return Seen(turn, at, tuple(dict.fromkeys(out)), flagged)
+    return made(Seen, turn=turn, at=at, cards=tuple(dict.fromkeys(out)), flagged=flagged, back_to=None,
+                rollback=False, meta=None)
 
 
 def _moved(note: Callable[..., None], card: Any, card_id: str) -> None:

@@ -395,7 +395,11 @@ class History:
     def waiting_for_judge(self) -> dict[str, int]:
         """What of the table waits for a judge now (MATCH-08), as a round's organiser follows it:
         the table's judge calls in effect made after the judge's last word (a note or a rollback),
-        and the disputed entries no judge has ruled on. Only the counts that are not 0."""
+        and the disputed entries no judge has ruled on. Only the counts that are not 0. (Asked at
+        every append, for the status its anchor signs: a table that never called a judge nor
+        disputed an entry, most of them, is answered without building the counts, issue 25.)"""
+        if not self.calls and not self.entries.disputed:
+            return {}
         answered = max([-1, *self.notes[-1:], *(pos for pos, _ in self.rollbacks[-1:])])
         counts = {"calls": sum(pos > answered for pos, _ in self.calls),
                   "disputes": sum(self.entries.open_dispute(on, self.reverted) for on in self.entries.disputed)}
