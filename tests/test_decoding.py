@@ -107,6 +107,27 @@ def test_passcodes_are_unsigned_32_bit(data: dict, where: str) -> None:
     assert message.startswith(f"{where}: ") and f"a passcode is 0..{2 ** 32 - 1}" in message
 
 
+def test_a_set_up_s_bare_passcodes_are_checked_with_no_path_made_for_each(monkeypatch) -> None:
+    """A table's first append sets up some 120 cards, nearly all bare passcodes: each was checked
+    through ``_card_spec`` with its path written out first, three quarters of the set-up's decode
+    (issue 25). Only a card object, or a value that is no passcode, goes there now, and is still
+    refused with its path."""
+    specs: list[str] = []
+    inner = ev._card_spec
+    monkeypatch.setattr(ev, "_card_spec", lambda spec, path, material=False: (specs.append(path),
+                                                                              inner(spec, path, material)))
+    data = setup({"deck": [CELTIC, VORSE, 0, 2 ** 32 - 1], "hand": [CELTIC],
+                  "mzone": [None, {"code": UTOPIA, "materials": [CELTIC]}]}, {"extra": [UTOPIA]})
+    assert from_dict(data).sides == tuple(data["sides"])
+    assert specs == ["[0].mzone[1]", "[0].mzone[1].materials[0]"]
+    for bad in (-1, 2 ** 32):
+        specs.clear()
+        assert refused(setup({"hand": [CELTIC, bad]})).startswith("position_set_up.sides[0].hand[1]: a passcode is 0..")
+        assert specs == ["[0].hand[1]"]
+    specs.clear()                                   # true is no passcode: the rules' to refuse (LOG-05), as before
+    assert from_dict(setup({"hand": [True]})).sides[0] == {"hand": [True]} and specs == ["[0].hand[0]"]
+
+
 def test_passcode_0_is_the_hidden_card_and_2_32_minus_1_the_largest() -> None:
     event = from_dict({"kind": "deck_registered", "player": 1, "main": [0, 0, 2 ** 32 - 1]})
     assert event.main == (0, 0, 2 ** 32 - 1)
