@@ -586,8 +586,7 @@ def __getattr__(name: str) -> Any:
             finally:
                 _making = ""
             if (built.kind, built.__name__) != (kind, name):
-                raise TypeError(say("{function} makes {kind2} ({kind3}), not {kind}",
-                                    function=make.__name__, kind2=built.__name__, kind3=built.kind, kind=name))
+                raise TypeError(f"{make.__name__} makes {built.__name__} ({built.kind}), not {name}")   # a bug here
             del _UNMADE[kind]
             globals()[name] = built
     return globals()[name]
