@@ -586,7 +586,8 @@ def __getattr__(name: str) -> Any:
             finally:
                 _making = ""
             if (built.kind, built.__name__) != (kind, name):
-                raise TypeError(f"{make.__name__} makes {built.__name__} ({built.kind}), not {name}")   # a bug here
+                # the function is named for another kind than it makes (``_<kind>``, making its class)
+                raise TypeError(say("{kind} names no event kind (kind: ClassVar[str] = ...)", kind=make.__name__))
             del _UNMADE[kind]
             globals()[name] = built
     return globals()[name]
