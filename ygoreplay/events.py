@@ -548,7 +548,8 @@ def _known(kind: str) -> type[Event]:
 def kind_names() -> list[str]:
     """Every kind's name, made or not, in ``EVENT_TYPES``'s order (nothing is made)."""
     duel = list(_CLASS_KINDS.values())
-    return duel + [kind for kind in _KINDS if kind not in _CLASS_KINDS.get(_class_name(kind), "")]
+    known = set(duel)
+    return duel + [kind for kind in _KINDS if kind not in known]
 
 
 def made(kind: str) -> type[Event] | None:
