@@ -19,10 +19,10 @@ from ygoreplay.yrpx import mapping
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
-#: The fold's tables and the trait of ``events.Event`` each is built from.
-_DUEL_TRAITS = {"_OPENERS": "opens_duel", "AFTER_LOSS": "after_loss", "_AFTER_END": "after_end",
-                "_KEEP_SUMMON_WINDOW": "keeps_summon_window", "_KEEP_PASSES": "keeps_passes",
-                "_PENDULUM_SUMMON": "continues_pendulum_summon"}
+#: The duel fold's bits of a kind's plan (``fold._traits``, read from its class on its first event)
+#: and the trait of ``events.Event`` each says, or its negation.
+_DUEL_BITS = {"_OPENS": ("opens_duel", True), "_LOST_OK": ("after_loss", True), "_ENDED_OK": ("after_end", True),
+              "_RESETS_PASSES": ("keeps_passes", False), "_ENDS_PENDULUM": ("continues_pendulum_summon", False)}
 _MATCH_TRAITS = {"_OPENERS": "opens_match", "_AFTER_RESULT": "after_result", "_CONTINUES_PLAY": "continues_play"}
 
 
@@ -31,7 +31,8 @@ def lacking(kind: str) -> list[str]:
     does not know its traits (its class was defined after the fold built its tables)."""
     cls = EVENT_TYPES[kind]
     duel = cls.stream == "duel"
-    folds = {"duel": (fold.HANDLERS, fold, _DUEL_TRAITS), "match": (match_rules.HANDLERS, match_rules, _MATCH_TRAITS)}
+    folds = {"duel": (fold.HANDLERS, fold, {"AFTER_LOSS": "after_loss"}),
+             "match": (match_rules.HANDLERS, match_rules, _MATCH_TRAITS)}
     if cls.stream not in folds:
         return [f"a stream the folds know (it says {cls.stream!r})"]
     handlers, module, traits = folds[cls.stream]
@@ -48,6 +49,13 @@ def lacking(kind: str) -> list[str]:
     for table, trait in traits.items():
         if getattr(cls, trait) != (kind in getattr(module, table)):
             missing.append(f"its {trait} in {module.__name__}.{table} (defined after the fold was imported?)")
+    if duel and kind in handlers:
+        bits = fold._traits(kind)
+        for bit, (trait, says) in _DUEL_BITS.items():
+            if bool(bits & getattr(fold, bit)) != (getattr(cls, trait) == says):
+                missing.append(f"its {trait} in its plan's {bit} (fold._traits)")
+        if bool(bits & fold._RESETS_WINDOW) == (cls.keeps_summon_window or cls.keeps_passes):
+            missing.append("its keeps_summon_window in its plan's _RESETS_WINDOW (fold._traits)")
     if not (SCHEMAS / "events" / f"{kind}.json").is_file():
         missing.append(f"a committed schema schemas/events/{kind}.json (python -m ygoreplay.schema)")
     try:

@@ -23,13 +23,15 @@ import sqlite3
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from . import i18n
 from .cards import CardFacts, unnamed
 from .files import data_dir, version_of
 from .text import plain
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The languages a names file can hold: the catalogue languages and YGOPRODeck's others.
 NAME_LANGUAGES = (*i18n.LANGUAGES, "fr", "de", "it", "pt")

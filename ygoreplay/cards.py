@@ -16,14 +16,16 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import fields
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .effect_facts import EFFECTS_COLUMNS, EffectFact
 from .errors import InputError
 from .files import read_limited
 from .i18n import N_, say, t
 from .lazy_dataclass import dataclass
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class CardType(enum.IntFlag):
@@ -481,7 +483,6 @@ def _validate(card: CardFacts) -> None:
             raise bad("link_markers", say("must be 0 for a card that is not a Link monster"))
 
 
-_CLASSIC_PATH = Path(__file__).resolve().parent / "data" / "classic_cards.json"
 _CDB_COLUMNS = {"datas": ("id", "alias", "type", "atk", "def", "level", "race", "attribute"),
                 "texts": ("id", "name")}
 _CDB_QUERY = ("select datas.id, alias, type, atk, def, level, race, attribute, texts.name "
@@ -612,6 +613,7 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
     @classmethod
     def from_cdb(cls, path: str | os.PathLike[str]) -> CardDB:
         """Read a YGOPro/EDOPro ``cards.cdb`` read-only; any problem is a CardDBError naming it."""
+        from pathlib import Path
         path = Path(path)
         with closing(CdbReader(path)) as cdb:
             rows = cdb.rows(_CDB_QUERY)
@@ -681,7 +683,8 @@ class CardDB(collections.abc.Mapping[int, CardFacts]):
 
 @functools.cache
 def _classic() -> CardDB:
-    return CardDB.from_json(_CLASSIC_PATH)
+    from pathlib import Path             # not at import: a stored board never reads the classic set
+    return CardDB.from_json(Path(__file__).resolve().parent / "data" / "classic_cards.json")
 
 
 #: Bounds of reading any ``cards.cdb``, whoever made it: EDOPro's base database with every

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from operator import eq
-from pathlib import Path
 from typing import NamedTuple, Union
 
 from .cards import CardFacts
@@ -85,6 +84,7 @@ def _text_of(path_or_text: PathOrText | bytes, error: type[InputError]) -> tuple
         return "<text>", _decode(path_or_text)
     if isinstance(path_or_text, str) and ("\n" in path_or_text or "\r" in path_or_text):
         return "<text>", path_or_text.lstrip("\ufeff")
+    from pathlib import Path
     path = Path(path_or_text)
     return str(path), _decode(read_limited(path, MAX_FILE, "deck list or banlist file", error))
 
@@ -236,9 +236,11 @@ def read_deck(spec: str | os.PathLike) -> Deck:
         if spec.strip().lower().startswith(YDKE_PREFIX):
             return read_ydke(spec)
         scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", spec.strip())
+        from pathlib import Path
         if scheme and not Path(spec).exists():
             raise DeckFormatError(say("{spec}: {scheme}:// is no deck format; give a .ydk file or a ydke:// URL",
                                       spec=spec[:60], scheme=scheme.group(1)))
+    from pathlib import Path
     return read_ydk(Path(spec))
 
 

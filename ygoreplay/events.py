@@ -15,30 +15,35 @@ through ``UPCASTERS`` before they are built, so old files keep loading.
 Adding an event kind is one class, one handler and one sentence, each registered where it is
 written; every table the folds, the log and the schemas use is built from those:
 
-1. the class, here (a duel's) or in ``match/events.py`` (a match's, on ``MatchEvent``)::
+1. the class, here (a duel's: its class statement the body of a function named for its kind,
+   run when the kind is first used, ``_lazy``) or in ``match/events.py`` (a match's, on ``MatchEvent``)::
 
-       @event_kind
-       class CardFlipped(Event):
-           '''Why it exists, what its fields mean, its rule IDs.'''
-           kind: ClassVar[str] = "card_flipped"
-           keeps_summon_window: ClassVar[bool] = True   # what the fold must know of it (see Event)
-           vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
-           card: str
-           position: str
+       @_lazy
+       def _card_flipped() -> type[Event]:
+           @event_kind
+           class CardFlipped(Event):
+               '''Why it exists, what its fields mean, its rule IDs.'''
+               kind: ClassVar[str] = "card_flipped"
+               keeps_summon_window: ClassVar[bool] = True   # what the fold must know of it (see Event)
+               vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
+               card: str
+               position: str
+           return CardFlipped
 
    ``@event_kind`` makes it a frozen dataclass and registers its kind for the decoder, the wire
    form and the schemas. A field whose annotation says less than it holds (passcodes, a list of
    fixed length) adds its decoder to ``_FIELD_BUILDERS`` (``register`` for a match kind) and its
    schema to ``schema._OVERRIDES``; a field that holds card ids is named like the others that do
    (``card``, ``cards``, ``target`` ...: ``ID_FIELDS``), so every view renames it;
-2. its handler, in the ``rules/`` module of its rule area (``match/rules.py`` for a match's)::
+2. its handler, in the ``rules/`` module of its rule area (``match/rules.py`` for a match's), by
+   its kind's name (the class only in annotations, imported under ``TYPE_CHECKING``)::
 
-       @handles(CardFlipped)
+       @handles("card_flipped")
        def card_flipped(state: DuelState, ev: CardFlipped) -> None: ...
 
 3. its sentence, in ``sentences.py`` (``match/sentences.py``)::
 
-       @describes(CardFlipped)
+       @describes("card_flipped")
        def _flipped(w: Line, e, n: "Narrator") -> str: ...
 
 then ``python -m ygoreplay.schema`` writes its JSON Schema, and ``tests/test_kinds.py`` fails,
@@ -50,6 +55,8 @@ import dataclasses
 import operator
 import re
 import reprlib
+import threading
+from types import FunctionType
 from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
 
 from . import seals
@@ -282,8 +289,12 @@ class Event:
 
 E = TypeVar("E", bound=Event)
 
-#: Every event kind, by name, in the order they are defined (the duel's, then the match's).
-EVENT_TYPES: dict[str, type[Event]] = {}
+#: Every event kind made so far, by name (``EVENT_TYPES`` is all of them: ``__getattr__``).
+_KINDS: dict[str, type[Event]] = {}
+#: The duel's kinds not made yet, in the order they are defined: kind -> the function that makes it
+#: (``_lazy``), and their class names -> their kinds.
+_UNMADE: dict[str, Callable[[], type[Event]]] = {}
+_CLASS_KINDS: dict[str, str] = {}
 _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
 #: (kind, field) -> the closed vocabulary of that field, from the kinds' ``vocabularies``.
 _CHOICES_BY_KIND: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -354,8 +365,14 @@ def _frozen_kind(cls: type[E]) -> type[E]:
                      __getstate__=_getstate(values), __setstate__=_setstate(names))
     if not own.get("__doc__"):
         namespace["__doc__"] = cls.__name__ + _signature(listed)
+    qualname = cls.__qualname__
+    if _making and _making == cls.__dict__.get("kind"):     # made by its ``_lazy`` function: named as at module level
+        qualname = cls.__name__
+        for value in namespace.values():
+            if isinstance(value, FunctionType) and value.__qualname__.startswith(cls.__qualname__ + "."):
+                value.__qualname__ = qualname + value.__qualname__[len(cls.__qualname__):]
     built = type(cls)(cls.__name__, cls.__bases__, namespace)
-    built.__qualname__ = cls.__qualname__
+    built.__qualname__ = qualname
     init.kind = built
     built.__setattr__, built.__delattr__ = _frozen(built, frozenset(names))
     return built
@@ -465,7 +482,9 @@ def event_kind(cls: type[E]) -> type[E]:
     one vocabulary every stream shares (its ``kind`` must be new)."""
     built = _frozen_kind(cls)
     kind = built.kind
-    taken = EVENT_TYPES.get(kind)
+    taken = _KINDS.get(kind)
+    if taken is None and kind in _UNMADE and _making != kind:      # a duel's kind not made yet
+        taken = __getattr__(_class_name(kind))
     if not kind:
         raise ValueError(say("{kind} names no event kind (kind: ClassVar[str] = ...)", kind=built.__name__))
     if taken is not None and (taken.__module__, taken.__qualname__) != (built.__module__, built.__qualname__):
@@ -476,11 +495,103 @@ def event_kind(cls: type[E]) -> type[E]:
     if stray:
         raise ValueError(say("{kind}: a vocabulary for {names_list}, which is no field of it",
                              kind=kind, names_list=', '.join(map(repr, sorted(stray)))))
-    EVENT_TYPES[kind] = built
+    _KINDS[kind] = built
     _FIELDS[built] = fields
     _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
     _ID_FIELDS_BY_KIND[kind] = tuple(f.name for f in fields if f.name in ID_FIELDS)
     return built
+
+
+# -- the duel's kinds, each made the first time it is used ---------------------------------------
+# Making a kind (its class statement, then ``_frozen_kind``) is some 0.4 M instructions: all 45 were
+# a tenth of a fresh ``show DUEL --at N``, which meets five or so (issue 25). So each duel kind's
+# class statement is the body of a function (``_lazy``), run the first time the kind is asked for:
+# by its class's name (``from .events import CardMoved``: ``__getattr__``), by its kind
+# (``kind_class``: a record decoded), or all of them (``EVENT_TYPES``: the schemas, the listings).
+# Once made, a kind is the same class for good: the handlers' and sentences' tables hold kind
+# names (``kinds.PerKind``) and resolve a class on its first event.
+
+_making = ""                                   # the kind ``_lazy`` is making (``event_kind``'s check)
+_lock = threading.RLock()
+
+
+def _class_name(kind: str) -> str:
+    """A kind's class name: ``card_moved`` -> ``CardMoved``."""
+    return "".join(word.capitalize() for word in kind.split("_"))
+
+
+def _lazy(make: Callable[[], type[E]]) -> Callable[[], type[E]]:
+    """Register ``make`` (named ``_<kind>``, its body the kind's class statement) to make its kind
+    when first asked for."""
+    kind = make.__name__[1:]
+    _UNMADE[kind] = make
+    _CLASS_KINDS[_class_name(kind)] = kind
+    return make
+
+
+def kind_class(kind: str) -> type[Event] | None:
+    """The class of event kind ``kind``, made now if it was not yet; None for no kind."""
+    cls = _KINDS.get(kind)
+    if cls is None and kind in _UNMADE:
+        cls = __getattr__(_class_name(kind))
+    return cls
+
+
+def _known(kind: str) -> type[Event]:
+    """``kind_class`` of a kind a record names: KeyError for no kind (its callers say so)."""
+    cls = kind_class(kind)
+    if cls is None:
+        raise KeyError(kind)
+    return cls
+
+
+def kind_names() -> list[str]:
+    """Every kind's name, made or not, in ``EVENT_TYPES``'s order (nothing is made)."""
+    duel = list(_CLASS_KINDS.values())
+    known = set(duel)
+    return duel + [kind for kind in _KINDS if kind not in known]
+
+
+def made(kind: str) -> type[Event] | None:
+    """The class of ``kind`` if it was made, else None: no event, and no subclass, is of a kind
+    not made (an ``isinstance`` that makes nothing)."""
+    return _KINDS.get(kind)
+
+
+def is_kind(kind: str) -> bool:
+    """Whether ``kind`` names an event kind, made or not (nothing is made)."""
+    return kind in _KINDS or kind in _UNMADE
+
+
+def __getattr__(name: str) -> Any:
+    """A duel kind's class the first time it is asked for by name (PEP 562), and ``EVENT_TYPES``:
+    every kind, by name, in the order they are defined (the duel's, then the match's), made."""
+    global _making, _KINDS
+    if name == "EVENT_TYPES":
+        with _lock:
+            for kind in list(_UNMADE):
+                kind_class(kind)
+            every = {kind: _KINDS[kind] for kind in _CLASS_KINDS.values()}
+            every.update(_KINDS)
+            _KINDS = globals()["EVENT_TYPES"] = every        # one table from here on: kinds made later join it
+        return every
+    kind = _CLASS_KINDS.get(name)
+    if kind is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _lock:
+        make = _UNMADE.get(kind)
+        if make is not None:                    # else another thread made it while this one waited
+            _making = kind
+            try:
+                built = make()
+            finally:
+                _making = ""
+            if (built.kind, built.__name__) != (kind, name):
+                # the function is named for another kind than it makes (``_<kind>``, making its class)
+                raise TypeError(say("{kind} names no event kind (kind: ClassVar[str] = ...)", kind=make.__name__))
+            del _UNMADE[kind]
+            globals()[name] = built
+    return globals()[name]
 
 
 def cards_named(event: "Event") -> list[str]:
@@ -561,652 +672,787 @@ def _to_wire(value: Any) -> Any:
 
 # -- setup --------------------------------------------------------------------------------------
 
-@event_kind
-class DuelStarted(Event):
-    """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01).
+@_lazy
+def _duel_started() -> type[Event]:
+    @event_kind
+    class DuelStarted(Event):
+        """The first event: rule set, starting LP, who goes first and who chose (MATCH-07, SETUP-01).
 
-    ``options`` names the settings (``DUEL_OPTIONS``) the players agreed on or the room set in
-    place of the basic rules' value (CONF-01): a 4000 LP duel is ``starting_lp: 4000`` with
-    ``options: ["starting_lp"]``; without it, any LP but 8000 breaks SETUP-01. ``no_deck_check``
-    says the decks were not held to DECK-01..06; the other options keep an older ruling in place of
-    a basic rule (``DUEL_OPTIONS``: a new word needs no new version). Version 2 added ``options`` and ``draw_count``
-    (the Draw Phase draw, TURN-02); version 3 ``banlist``, the Forbidden/Limited list the decks
-    are registered against (DECK-08), carried whole.
-    """
+        ``options`` names the settings (``DUEL_OPTIONS``) the players agreed on or the room set in
+        place of the basic rules' value (CONF-01): a 4000 LP duel is ``starting_lp: 4000`` with
+        ``options: ["starting_lp"]``; without it, any LP but 8000 breaks SETUP-01. ``no_deck_check``
+        says the decks were not held to DECK-01..06; the other options keep an older ruling in place of
+        a basic rule (``DUEL_OPTIONS``: a new word needs no new version). Version 2 added ``options`` and ``draw_count``
+        (the Draw Phase draw, TURN-02); version 3 ``banlist``, the Forbidden/Limited list the decks
+        are registered against (DECK-08), carried whole.
+        """
 
-    kind: ClassVar[str] = "duel_started"
-    VERSION: ClassVar[int] = 3
-    opens_duel: ClassVar[bool] = True
-    in_header: ClassVar[tuple[str, ...]] = ("players",)
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "method": ("rps", "coin", "die", "loser", "agreement", "random")}
-    first_player: int
-    chosen_by: int | None = None
-    method: str = "rps"
-    ruleset: str = "mr2020"
-    starting_lp: int = 8000
-    hand_size: int = 5
-    players: tuple[str, ...] = ()
-    draw_count: int = 1
-    options: tuple[str, ...] = ()
-    banlist: BanlistRef | None = None
-    #: Recorded at a table as it was played (a paper duel): an event that breaks a rule is kept,
-    #: flagged with its violation, never refused (``rules.base.fail``); what the judge did about
-    #: it follows as events. A machine's record (False) refuses the first illegal event.
-    witnessed: bool = False
+        kind: ClassVar[str] = "duel_started"
+        VERSION: ClassVar[int] = 3
+        opens_duel: ClassVar[bool] = True
+        in_header: ClassVar[tuple[str, ...]] = ("players",)
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
+            "method": ("rps", "coin", "die", "loser", "agreement", "random")}
+        first_player: int
+        chosen_by: int | None = None
+        method: str = "rps"
+        ruleset: str = "mr2020"
+        starting_lp: int = 8000
+        hand_size: int = 5
+        players: tuple[str, ...] = ()
+        draw_count: int = 1
+        options: tuple[str, ...] = ()
+        banlist: BanlistRef | None = None
+        #: Recorded at a table as it was played (a paper duel): an event that breaks a rule is kept,
+        #: flagged with its violation, never refused (``rules.base.fail``); what the judge did about
+        #: it follows as events. A machine's record (False) refuses the first illegal event.
+        witnessed: bool = False
 
-    def wire_version(self) -> int:
-        """The lowest version that holds what it uses: every duel of before re-serializes to the
-        very bytes it was recorded as, so its hash chain still verifies."""
-        if self.banlist is not None:
-            return 3
-        return 2 if self.options or self.draw_count != 1 else 1
-
-
-@event_kind
-class DeckRegistered(Event):
-    """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``).
-
-    Passcode 0 is a card the record does not know (a recorder at a table sees no deck): it is a
-    card like any other, named by an event that shows it (``Event.shows``). ``unordered``: the
-    lists are the decklist the player registered with the tournament, not the deck's order; every
-    card starts unknown, and a card shown must be one the list still holds (PEN-02), from its
-    part of the deck (DECK-02/03)."""
-
-    kind: ClassVar[str] = "deck_registered"
-    main: tuple[int, ...]
-    extra: tuple[int, ...] = ()
-    side: tuple[int, ...] = ()
-    unordered: bool = False
+        def wire_version(self) -> int:
+            """The lowest version that holds what it uses: every duel of before re-serializes to the
+            very bytes it was recorded as, so its hash chain still verifies."""
+            if self.banlist is not None:
+                return 3
+            return 2 if self.options or self.draw_count != 1 else 1
+    return DuelStarted
 
 
-@event_kind
-class DeckShuffled(Event):
-    """The resulting deck order, top first (randomness is recorded, not re-rolled).
+@_lazy
+def _deck_registered() -> type[Event]:
+    @event_kind
+    class DeckRegistered(Event):
+        """A player's deck as passcodes; instance ids follow list order (``p0.m0``, ``p0.x0``).
 
-    Without ``order`` the recorder did not see it (a paper duel): the cards of that Deck are
-    unknown again, each one's identity back on its decklist (``rules.identity``)."""
+        Passcode 0 is a card the record does not know (a recorder at a table sees no deck): it is a
+        card like any other, named by an event that shows it (``Event.shows``). ``unordered``: the
+        lists are the decklist the player registered with the tournament, not the deck's order; every
+        card starts unknown, and a card shown must be one the list still holds (PEN-02), from its
+        part of the deck (DECK-02/03)."""
 
-    kind: ClassVar[str] = "deck_shuffled"
-    order: tuple[str, ...] = ()
-    seed: str | None = None
+        kind: ClassVar[str] = "deck_registered"
+        main: tuple[int, ...]
+        extra: tuple[int, ...] = ()
+        side: tuple[int, ...] = ()
+        unordered: bool = False
+    return DeckRegistered
 
 
-@event_kind
-class PositionSetUp(Event):
-    """Start from a given position instead of the opening (like FEN): every card, LP, turn, phase.
+@_lazy
+def _deck_shuffled() -> type[Event]:
+    @event_kind
+    class DeckShuffled(Event):
+        """The resulting deck order, top first (randomness is recorded, not re-rolled).
 
-    ``sides`` holds one dict per player: ``lp``, ``deck``, ``hand``, ``mzone`` (7 slots: 0-4 main,
-    5-6 extra monster zones), ``szone`` (5; 7 under Master Rule 3, whose separate Pendulum
-    Zones are 5 and 6), ``fzone``, ``gy``, ``banished``, ``extra``; each card
-    a passcode or ``{"code", "id", "owner", "position", "summoned", "set", "position_changed",
-    "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}``
-    (the flags say what happened this turn). Lists run top first (deck) or oldest first (GY); ``null``
-    is an empty zone. A card without an ``id`` is named ``p<owner>.s<n>`` (``.t<n>`` for a token),
-    ``n`` counting from 1 per owner in the order deck, hand, gy, banished, extra, mzone, szone, fzone,
-    each Xyz monster's materials right after it.
-    """
+        Without ``order`` the recorder did not see it (a paper duel): the cards of that Deck are
+        unknown again, each one's identity back on its decklist (``rules.identity``)."""
 
-    kind: ClassVar[str] = "position_set_up"
-    opens_duel: ClassVar[bool] = True
-    sides: tuple[dict, ...]
-    turn: int = 1
-    turn_player: int = 0
-    phase: str = "main1"
-    step: str | None = None
-    normal_summon_used: tuple[bool, ...] = (False, False)
-    pendulum_summon_used: tuple[bool, ...] = (False, False)
-    battle_phase_entered: bool = False
-    ruleset: str = "mr2020"
-    first_player: int = 0
+        kind: ClassVar[str] = "deck_shuffled"
+        order: tuple[str, ...] = ()
+        seed: str | None = None
+    return DeckShuffled
+
+
+@_lazy
+def _position_set_up() -> type[Event]:
+    @event_kind
+    class PositionSetUp(Event):
+        """Start from a given position instead of the opening (like FEN): every card, LP, turn, phase.
+
+        ``sides`` holds one dict per player: ``lp``, ``deck``, ``hand``, ``mzone`` (7 slots: 0-4 main,
+        5-6 extra monster zones), ``szone`` (5; 7 under Master Rule 3, whose separate Pendulum
+        Zones are 5 and 6), ``fzone``, ``gy``, ``banished``, ``extra``; each card
+        a passcode or ``{"code", "id", "owner", "position", "summoned", "set", "position_changed",
+        "attacked", "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}``
+        (the flags say what happened this turn). Lists run top first (deck) or oldest first (GY); ``null``
+        is an empty zone. A card without an ``id`` is named ``p<owner>.s<n>`` (``.t<n>`` for a token),
+        ``n`` counting from 1 per owner in the order deck, hand, gy, banished, extra, mzone, szone, fzone,
+        each Xyz monster's materials right after it.
+        """
+
+        kind: ClassVar[str] = "position_set_up"
+        opens_duel: ClassVar[bool] = True
+        sides: tuple[dict, ...]
+        turn: int = 1
+        turn_player: int = 0
+        phase: str = "main1"
+        step: str | None = None
+        normal_summon_used: tuple[bool, ...] = (False, False)
+        pendulum_summon_used: tuple[bool, ...] = (False, False)
+        battle_phase_entered: bool = False
+        ruleset: str = "mr2020"
+        first_player: int = 0
+    return PositionSetUp
 
 
 # -- turn ---------------------------------------------------------------------------------------
 
-@event_kind
-class CardsDrawn(Event):
-    """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect.
+@_lazy
+def _cards_drawn() -> type[Event]:
+    @event_kind
+    class CardsDrawn(Event):
+        """Cards drawn from the top of the deck: opening hands, the Draw Phase draw, or by effect.
 
-    It can name no card: a record of what its recorder saw draws cards it does not know
-    (passcode 0), named by the event that later shows them (``shows``)."""
+        It can name no card: a record of what its recorder saw draws cards it does not know
+        (passcode 0), named by the event that later shows them (``shows``)."""
 
-    kind: ClassVar[str] = "cards_drawn"
-    after_loss: ClassVar[bool] = True
-    count: int = 1
-    cards: tuple[str, ...] = ()
-    cause: str | None = None
-
-
-@event_kind
-class TurnStarted(Event):
-    kind: ClassVar[str] = "turn_started"
-    turn: int
+        kind: ClassVar[str] = "cards_drawn"
+        after_loss: ClassVar[bool] = True
+        count: int = 1
+        cards: tuple[str, ...] = ()
+        cause: str | None = None
+    return CardsDrawn
 
 
-@event_kind
-class PhaseEntered(Event):
-    kind: ClassVar[str] = "phase_entered"
-    phase: str
+@_lazy
+def _turn_started() -> type[Event]:
+    @event_kind
+    class TurnStarted(Event):
+        kind: ClassVar[str] = "turn_started"
+        turn: int
+    return TurnStarted
 
 
-@event_kind
-class StepEntered(Event):
-    """A Battle Phase step (BATTLE-01): start, battle, damage, end."""
+@_lazy
+def _phase_entered() -> type[Event]:
+    @event_kind
+    class PhaseEntered(Event):
+        kind: ClassVar[str] = "phase_entered"
+        phase: str
+    return PhaseEntered
 
-    kind: ClassVar[str] = "step_entered"
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"step": BATTLE_STEPS}
-    step: str
+
+@_lazy
+def _step_entered() -> type[Event]:
+    @event_kind
+    class StepEntered(Event):
+        """A Battle Phase step (BATTLE-01): start, battle, damage, end."""
+
+        kind: ClassVar[str] = "step_entered"
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"step": BATTLE_STEPS}
+        step: str
+    return StepEntered
 
 
-@event_kind
-class PriorityPassed(Event):
-    kind: ClassVar[str] = "priority_passed"
-    after_loss: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
+@_lazy
+def _priority_passed() -> type[Event]:
+    @event_kind
+    class PriorityPassed(Event):
+        kind: ClassVar[str] = "priority_passed"
+        after_loss: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+    return PriorityPassed
 
 
 # -- summons and positions ----------------------------------------------------------------------
 
-@event_kind
-class NormalSummoned(Event):
-    """A face-up Normal (or Tribute) Summon from the hand (SUM-01..05)."""
+@_lazy
+def _normal_summoned() -> type[Event]:
+    @event_kind
+    class NormalSummoned(Event):
+        """A face-up Normal (or Tribute) Summon from the hand (SUM-01..05)."""
 
-    kind: ClassVar[str] = "normal_summoned"
-    keeps_summon_window: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": (ATTACK, DEFENSE)}
-    card: str
-    zone: int
-    tributes: tuple[str, ...] = ()
-    position: str = ATTACK
-
-
-@event_kind
-class MonsterSet(Event):
-    """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08).
-
-    It can name no card: the Set card may be one the record does not know (passcode 0); a rule
-    that needs its identity is undecided until an event shows it (``shows``)."""
-
-    kind: ClassVar[str] = "monster_set"
-    keeps_summon_window: ClassVar[bool] = True
-    card: str
-    zone: int
-    tributes: tuple[str, ...] = ()
+        kind: ClassVar[str] = "normal_summoned"
+        keeps_summon_window: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": (ATTACK, DEFENSE)}
+        card: str
+        zone: int
+        tributes: tuple[str, ...] = ()
+        position: str = ATTACK
+    return NormalSummoned
 
 
-@event_kind
-class FlipSummoned(Event):
-    kind: ClassVar[str] = "flip_summoned"
-    keeps_summon_window: ClassVar[bool] = True
-    card: str
+@_lazy
+def _monster_set() -> type[Event]:
+    @event_kind
+    class MonsterSet(Event):
+        """A monster Set face-down in Defence: a Normal Summon that is not a "Summon" (SUM-02, SUM-08).
+
+        It can name no card: the Set card may be one the record does not know (passcode 0); a rule
+        that needs its identity is undecided until an event shows it (``shows``)."""
+
+        kind: ClassVar[str] = "monster_set"
+        keeps_summon_window: ClassVar[bool] = True
+        card: str
+        zone: int
+        tributes: tuple[str, ...] = ()
+    return MonsterSet
 
 
-@event_kind
-class SpecialSummoned(Event):
-    """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures.
-
-    ``player`` summons; ``controller`` is the player whose field the monster enters when an effect
-    puts it on the opponent's field (None: the summoner's own). Version 2 added ``controller``.
-
-    ``together`` (version 3) says whether this monster is summoned at the same time as the one of
-    the ``special_summoned`` right before it, by the same procedure (one Pendulum Summon of three
-    monsters is three events, the last two ``together: true``; PEND-03): ``false`` is a summon of
-    its own; None (older records, EDOPro imports) leaves it to the order of events, consecutive
-    Pendulum Summons being one.
-    """
-
-    kind: ClassVar[str] = "special_summoned"
-    VERSION: ClassVar[int] = 3
-    keeps_summon_window: ClassVar[bool] = True
-    continues_pendulum_summon: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
-    card: str
-    zone: int
-    method: str = "effect"
-    position: str = ATTACK
-    materials: tuple[str, ...] = ()
-    cause: str | None = None
-    controller: int | None = None
-    together: bool | None = None
-
-    def wire_version(self) -> int:
-        """Version 2 while ``together`` is not stated, so earlier records keep their bytes."""
-        return 2 if self.together is None else 3
+@_lazy
+def _flip_summoned() -> type[Event]:
+    @event_kind
+    class FlipSummoned(Event):
+        kind: ClassVar[str] = "flip_summoned"
+        keeps_summon_window: ClassVar[bool] = True
+        card: str
+    return FlipSummoned
 
 
-@event_kind
-class SummonNegated(Event):
-    """A summon negated as it was attempted (SUM-03, SPS-08): the monster goes to the GY."""
+@_lazy
+def _special_summoned() -> type[Event]:
+    @event_kind
+    class SpecialSummoned(Event):
+        """A Special Summon (SPS-01): inherent, by effect, or one of the summon procedures.
 
-    kind: ClassVar[str] = "summon_negated"
-    card: str
-    cause: str | None = None
+        ``player`` summons; ``controller`` is the player whose field the monster enters when an effect
+        puts it on the opponent's field (None: the summoner's own). Version 2 added ``controller``.
+
+        ``together`` (version 3) says whether this monster is summoned at the same time as the one of
+        the ``special_summoned`` right before it, by the same procedure (one Pendulum Summon of three
+        monsters is three events, the last two ``together: true``; PEND-03): ``false`` is a summon of
+        its own; None (older records, EDOPro imports) leaves it to the order of events, consecutive
+        Pendulum Summons being one.
+        """
+
+        kind: ClassVar[str] = "special_summoned"
+        VERSION: ClassVar[int] = 3
+        keeps_summon_window: ClassVar[bool] = True
+        continues_pendulum_summon: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
+        card: str
+        zone: int
+        method: str = "effect"
+        position: str = ATTACK
+        materials: tuple[str, ...] = ()
+        cause: str | None = None
+        controller: int | None = None
+        together: bool | None = None
+
+        def wire_version(self) -> int:
+            """Version 2 while ``together`` is not stated, so earlier records keep their bytes."""
+            return 2 if self.together is None else 3
+    return SpecialSummoned
 
 
-@event_kind
-class PositionChanged(Event):
-    """A battle-position change: manual (POS-07) unless ``cause`` names the effect that did it."""
+@_lazy
+def _summon_negated() -> type[Event]:
+    @event_kind
+    class SummonNegated(Event):
+        """A summon negated as it was attempted (SUM-03, SPS-08): the monster goes to the GY."""
 
-    kind: ClassVar[str] = "position_changed"
-    keeps_summon_window: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS + (FACEUP,)}
-    card: str
-    position: str
-    cause: str | None = None
+        kind: ClassVar[str] = "summon_negated"
+        card: str
+        cause: str | None = None
+    return SummonNegated
 
 
-@event_kind
-class SpellTrapSet(Event):
-    """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone.
+@_lazy
+def _position_changed() -> type[Event]:
+    @event_kind
+    class PositionChanged(Event):
+        """A battle-position change: manual (POS-07) unless ``cause`` names the effect that did it."""
 
-    It can name no card: the Set card may be one the record does not know (passcode 0); a rule
-    that needs its identity is undecided until an event shows it (``shows``)."""
+        kind: ClassVar[str] = "position_changed"
+        keeps_summon_window: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS + (FACEUP,)}
+        card: str
+        position: str
+        cause: str | None = None
+    return PositionChanged
 
-    kind: ClassVar[str] = "spell_trap_set"
-    card: str
-    zone: int = 0
-    field_zone: bool = False
+
+@_lazy
+def _spell_trap_set() -> type[Event]:
+    @event_kind
+    class SpellTrapSet(Event):
+        """A Spell or Trap Set face-down from the hand into a S/T zone or the Field Zone.
+
+        It can name no card: the Set card may be one the record does not know (passcode 0); a rule
+        that needs its identity is undecided until an event shows it (``shows``)."""
+
+        kind: ClassVar[str] = "spell_trap_set"
+        card: str
+        zone: int = 0
+        field_zone: bool = False
+    return SpellTrapSet
 
 
 # -- chains -------------------------------------------------------------------------------------
 
-@event_kind
-class Activated(Event):
-    """A card or effect activated as the next chain link (CHAIN-01..04).
+@_lazy
+def _activated() -> type[Event]:
+    @event_kind
+    class Activated(Event):
+        """A card or effect activated as the next chain link (CHAIN-01..04).
 
-    ``effect_type`` is None for the activation of a Spell/Trap card itself (its speed comes from
-    the card), else one of ignition/trigger/quick/flip/continuous/pendulum. A Spell activated from
-    the hand names the ``zone`` it is placed in (``field_zone`` for a Field Spell).
+        ``effect_type`` is None for the activation of a Spell/Trap card itself (its speed comes from
+        the card), else one of ignition/trigger/quick/flip/continuous/pendulum. A Spell activated from
+        the hand names the ``zone`` it is placed in (``field_zone`` for a Field Spell).
 
-    ``negates`` (version 2) names the chain link whose activation this one negates (a Counter
-    Trap's, TRAP-06; in the Damage Step an activation-negating effect, BATTLE-09).
+        ``negates`` (version 2) names the chain link whose activation this one negates (a Counter
+        Trap's, TRAP-06; in the Damage Step an activation-negating effect, BATTLE-09).
 
-    Version 3 lets a recorder without card scripts state what the effect is, as its script would
-    (``effect_facts``; a script's facts win where both are known): ``mandatory`` (a mandatory
-    trigger, NIS-02), ``damage_step`` (usable in the Damage Step, BATTLE-09/10) and ``timing``
-    (``when``: an optional "when ... you can" trigger, which can miss the timing; ``if``: one
-    that cannot, NIS-06). Left out, the rules reading them stay undecided.
-    """
+        Version 3 lets a recorder without card scripts state what the effect is, as its script would
+        (``effect_facts``; a script's facts win where both are known): ``mandatory`` (a mandatory
+        trigger, NIS-02), ``damage_step`` (usable in the Damage Step, BATTLE-09/10) and ``timing``
+        (``when``: an optional "when ... you can" trigger, which can miss the timing; ``if``: one
+        that cannot, NIS-06). Left out, the rules reading them stay undecided.
+        """
 
-    kind: ClassVar[str] = "activated"
-    VERSION: ClassVar[int] = 3
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"timing": ("when", "if")}
-    keeps_summon_window: ClassVar[bool] = True
-    card: str
-    effect_type: str | None = None
-    speed: int | None = None
-    zone: int | None = None
-    field_zone: bool = False
-    targets: tuple[str, ...] = ()
-    costs: tuple[Cost, ...] = ()
-    link: int | None = None
-    simultaneous: bool = False
-    description: str = ""
-    negates: int | None = None
-    mandatory: bool | None = None
-    damage_step: bool | None = None
-    timing: str | None = None
+        kind: ClassVar[str] = "activated"
+        VERSION: ClassVar[int] = 3
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"timing": ("when", "if")}
+        keeps_summon_window: ClassVar[bool] = True
+        card: str
+        effect_type: str | None = None
+        speed: int | None = None
+        zone: int | None = None
+        field_zone: bool = False
+        targets: tuple[str, ...] = ()
+        costs: tuple[Cost, ...] = ()
+        link: int | None = None
+        simultaneous: bool = False
+        description: str = ""
+        negates: int | None = None
+        mandatory: bool | None = None
+        damage_step: bool | None = None
+        timing: str | None = None
 
-    def wire_version(self) -> int:
-        """The oldest version that holds its fields, so earlier records keep their bytes."""
-        if self.mandatory is not None or self.damage_step is not None or self.timing is not None:
-            return 3
-        return 1 if self.negates is None else 2
-
-
-@event_kind
-class ChainLinkResolved(Event):
-    kind: ClassVar[str] = "chain_link_resolved"
-    keeps_summon_window: ClassVar[bool] = True
-    link: int
+        def wire_version(self) -> int:
+            """The oldest version that holds its fields, so earlier records keep their bytes."""
+            if self.mandatory is not None or self.damage_step is not None or self.timing is not None:
+                return 3
+            return 1 if self.negates is None else 2
+    return Activated
 
 
-@event_kind
-class ChainLinkNegated(Event):
-    """The link's activation was negated (TERM-14) when its turn to resolve came."""
+@_lazy
+def _chain_link_resolved() -> type[Event]:
+    @event_kind
+    class ChainLinkResolved(Event):
+        kind: ClassVar[str] = "chain_link_resolved"
+        keeps_summon_window: ClassVar[bool] = True
+        link: int
+    return ChainLinkResolved
 
-    kind: ClassVar[str] = "chain_link_negated"
-    keeps_summon_window: ClassVar[bool] = True
-    link: int
-    by: int | None = None
+
+@_lazy
+def _chain_link_negated() -> type[Event]:
+    @event_kind
+    class ChainLinkNegated(Event):
+        """The link's activation was negated (TERM-14) when its turn to resolve came."""
+
+        kind: ClassVar[str] = "chain_link_negated"
+        keeps_summon_window: ClassVar[bool] = True
+        link: int
+        by: int | None = None
+    return ChainLinkNegated
 
 
-@event_kind
-class ChainEnded(Event):
-    kind: ClassVar[str] = "chain_ended"
-    after_loss: ClassVar[bool] = True
-    # PRIO-01, PRIO-05: its last link's resolution already gave the turn player priority, so passes
-    # recorded before it (its end recorded late) were made once the chain was over, and one that
-    # ends no chain (recorded twice) does not reopen a phase both players ended
-    keeps_passes: ClassVar[bool] = True
+@_lazy
+def _chain_ended() -> type[Event]:
+    @event_kind
+    class ChainEnded(Event):
+        kind: ClassVar[str] = "chain_ended"
+        after_loss: ClassVar[bool] = True
+        # PRIO-01, PRIO-05: its last link's resolution already gave the turn player priority, so passes
+        # recorded before it (its end recorded late) were made once the chain was over, and one that
+        # ends no chain (recorded twice) does not reopen a phase both players ended
+        keeps_passes: ClassVar[bool] = True
+    return ChainEnded
 
 
 # -- battle -------------------------------------------------------------------------------------
 
-@event_kind
-class AttackDeclared(Event):
-    """An attack on a monster, or directly when ``target`` is None (BATTLE-02)."""
+@_lazy
+def _attack_declared() -> type[Event]:
+    @event_kind
+    class AttackDeclared(Event):
+        """An attack on a monster, or directly when ``target`` is None (BATTLE-02)."""
 
-    kind: ClassVar[str] = "attack_declared"
-    attacker: str
-    target: str | None = None
-
-
-@event_kind
-class AttackRetargeted(Event):
-    """A replay (BATTLE-06): a new target, or a direct attack when ``target`` is None."""
-
-    kind: ClassVar[str] = "attack_retargeted"
-    target: str | None = None
+        kind: ClassVar[str] = "attack_declared"
+        attacker: str
+        target: str | None = None
+    return AttackDeclared
 
 
-@event_kind
-class AttackCancelled(Event):
-    kind: ClassVar[str] = "attack_cancelled"
-    cause: str | None = None
+@_lazy
+def _attack_retargeted() -> type[Event]:
+    @event_kind
+    class AttackRetargeted(Event):
+        """A replay (BATTLE-06): a new target, or a direct attack when ``target`` is None."""
+
+        kind: ClassVar[str] = "attack_retargeted"
+        target: str | None = None
+    return AttackRetargeted
 
 
-@event_kind
-class DamageCalculated(Event):
-    """The recorded result of damage calculation; the engine recomputes it (DMG-01..09)."""
+@_lazy
+def _attack_cancelled() -> type[Event]:
+    @event_kind
+    class AttackCancelled(Event):
+        kind: ClassVar[str] = "attack_cancelled"
+        cause: str | None = None
+    return AttackCancelled
 
-    kind: ClassVar[str] = "damage_calculated"
-    destroyed: tuple[str, ...] = ()
-    damage: tuple[int, ...] = (0, 0)
+
+@_lazy
+def _damage_calculated() -> type[Event]:
+    @event_kind
+    class DamageCalculated(Event):
+        """The recorded result of damage calculation; the engine recomputes it (DMG-01..09)."""
+
+        kind: ClassVar[str] = "damage_calculated"
+        destroyed: tuple[str, ...] = ()
+        damage: tuple[int, ...] = (0, 0)
+    return DamageCalculated
 
 
 # -- outcomes -----------------------------------------------------------------------------------
 
-@event_kind
-class CardMoved(Event):
-    """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move).
+@_lazy
+def _card_moved() -> type[Event]:
+    @event_kind
+    class CardMoved(Event):
+        """A card moved, for ``reason``, by ``cause`` (a card id, or None for a basic-rule move).
 
-    To a hidden place (a hand, the Deck, face-down) it can name no card: the card moved may be
-    one the record does not know (passcode 0), and stays so unless an event shows it (``shows``).
+        To a hidden place (a hand, the Deck, face-down) it can name no card: the card moved may be
+        one the record does not know (passcode 0), and stays so unless an event shows it (``shows``).
 
-    ``with_next`` (version 2) says this card moves at the same time as the card of the next
-    ``card_moved``, by the same action (one effect destroying several cards, the materials of one
-    summon): the materials of the Xyz monsters such a group takes off the field reach the GY once
-    the whole group has moved (NIS-05), as EDOPro sends them (``operations.cpp`` send_to, step
-    10: the overlays are sent after every card of the move, and after the equipment it destroyed).
-    ``false``, the default, is a move of its own: the materials follow at once.
-    """
+        ``with_next`` (version 2) says this card moves at the same time as the card of the next
+        ``card_moved``, by the same action (one effect destroying several cards, the materials of one
+        summon): the materials of the Xyz monsters such a group takes off the field reach the GY once
+        the whole group has moved (NIS-05), as EDOPro sends them (``operations.cpp`` send_to, step
+        10: the overlays are sent after every card of the move, and after the equipment it destroyed).
+        ``false``, the default, is a move of its own: the materials follow at once.
+        """
 
-    kind: ClassVar[str] = "card_moved"
-    VERSION: ClassVar[int] = 2
-    after_loss: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": MOVE_REASONS}
-    card: str
-    to: Loc
-    reason: str = "sent"
-    source: Loc | None = None
-    position: str | None = None
-    cause: str | None = None
-    with_next: bool = False
+        kind: ClassVar[str] = "card_moved"
+        VERSION: ClassVar[int] = 2
+        after_loss: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": MOVE_REASONS}
+        card: str
+        to: Loc
+        reason: str = "sent"
+        source: Loc | None = None
+        position: str | None = None
+        cause: str | None = None
+        with_next: bool = False
 
-    def wire_version(self) -> int:
-        """Version 1 while it moves on its own, so earlier records keep their bytes."""
-        return 2 if self.with_next else 1
-
-
-@event_kind
-class CardRevealed(Event):
-    kind: ClassVar[str] = "card_revealed"
-    after_loss: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    cards: tuple[str, ...]
-    cause: str | None = None
+        def wire_version(self) -> int:
+            """Version 1 while it moves on its own, so earlier records keep their bytes."""
+            return 2 if self.with_next else 1
+    return CardMoved
 
 
-@event_kind
-class ControlChanged(Event):
-    """Control of a monster passes to ``to_player`` (CTRL-02), into monster zone ``zone``."""
-
-    kind: ClassVar[str] = "control_changed"
-    keeps_passes: ClassVar[bool] = True
-    card: str
-    to_player: int
-    zone: int
-    cause: str | None = None
-
-
-@event_kind
-class ZoneChanged(Event):
-    """A card on the field moved by an effect to another of its controller's zones of the same
-    kind: a monster to another Monster Zone (Main or Extra, 0-6), a Spell/Trap to another Spell &
-    Trap Zone ("move this card to another of your Main Monster Zones"). It does not leave the
-    field (ZONE-16): what it is, its counters, materials and equips go with it."""
-
-    kind: ClassVar[str] = "zone_changed"
-    card: str
-    zone: int
-    cause: str | None = None
+@_lazy
+def _card_revealed() -> type[Event]:
+    @event_kind
+    class CardRevealed(Event):
+        kind: ClassVar[str] = "card_revealed"
+        after_loss: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        cards: tuple[str, ...]
+        cause: str | None = None
+    return CardRevealed
 
 
-@event_kind
-class CardsSwapped(Event):
-    """Two cards on the field trade places in one step, each taking the other's controller and
-    zone: "switch control of those monsters" (Creature Swap, CTRL-02) or "swap the zones of two
-    monsters you control". Neither leaves the field (ZONE-16); what each is, its counters,
-    materials and equips go with it. Two ``control_changed`` events cannot say it: the first would
-    need the zone the other still holds."""
+@_lazy
+def _control_changed() -> type[Event]:
+    @event_kind
+    class ControlChanged(Event):
+        """Control of a monster passes to ``to_player`` (CTRL-02), into monster zone ``zone``."""
 
-    kind: ClassVar[str] = "cards_swapped"
-    card: str
-    other: str
-    cause: str | None = None
-
-
-@event_kind
-class SetCardsShuffled(Event):
-    """A player's Set cards shuffled among the zones they hold ("shuffle the face-down monsters
-    you control"): ``cards[i]`` goes to zone ``zones[i]`` of their row, all at once. The point of
-    the shuffle is that the opponent loses track of which is which: a view whose viewer does not
-    control them lists the cards in zone order and keeps them in place, and gives them fresh
-    names (``views``). Nothing about a card but its zone changes (ZONE-16)."""
-
-    kind: ClassVar[str] = "set_cards_shuffled"
-    cards: tuple[str, ...]
-    zones: tuple[int, ...]
-    cause: str | None = None
+        kind: ClassVar[str] = "control_changed"
+        keeps_passes: ClassVar[bool] = True
+        card: str
+        to_player: int
+        zone: int
+        cause: str | None = None
+    return ControlChanged
 
 
-@event_kind
-class StatsChanged(Event):
-    """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
+@_lazy
+def _zone_changed() -> type[Event]:
+    @event_kind
+    class ZoneChanged(Event):
+        """A card on the field moved by an effect to another of its controller's zones of the same
+        kind: a monster to another Monster Zone (Main or Extra, 0-6), a Spell/Trap to another Spell &
+        Trap Zone ("move this card to another of your Main Monster Zones"). It does not leave the
+        field (ZONE-16): what it is, its counters, materials and equips go with it."""
 
-    kind: ClassVar[str] = "stats_changed"
-    after_loss: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    card: str
-    atk: int | None = None
-    defense: int | None = None
-    level: int | None = None
-    cause: str | None = None
-
-
-@event_kind
-class CountersChanged(Event):
-    kind: ClassVar[str] = "counters_changed"
-    keeps_passes: ClassVar[bool] = True
-    card: str
-    counter: str
-    count: int
-    cause: str | None = None
+        kind: ClassVar[str] = "zone_changed"
+        card: str
+        zone: int
+        cause: str | None = None
+    return ZoneChanged
 
 
-@event_kind
-class TokenCreated(Event):
-    """A token Special Summoned by an effect into a monster zone (TOKEN-01/02)."""
+@_lazy
+def _cards_swapped() -> type[Event]:
+    @event_kind
+    class CardsSwapped(Event):
+        """Two cards on the field trade places in one step, each taking the other's controller and
+        zone: "switch control of those monsters" (Creature Swap, CTRL-02) or "swap the zones of two
+        monsters you control". Neither leaves the field (ZONE-16); what each is, its counters,
+        materials and equips go with it. Two ``control_changed`` events cannot say it: the first would
+        need the zone the other still holds."""
 
-    kind: ClassVar[str] = "token_created"
-    keeps_summon_window: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
-    card: str
-    code: int
-    zone: int
-    position: str = ATTACK
-    cause: str | None = None
-
-
-@event_kind
-class LifePointsChanged(Event):
-    """LP lost (battle damage, effect damage, cost) or gained; ``amount`` is always positive."""
-
-    kind: ClassVar[str] = "life_points_changed"
-    after_loss: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": LP_REASONS}
-    amount: int
-    reason: str
-    lp: int | None = None
-    cause: str | None = None
+        kind: ClassVar[str] = "cards_swapped"
+        card: str
+        other: str
+        cause: str | None = None
+    return CardsSwapped
 
 
-@event_kind
-class CoinTossed(Event):
-    kind: ClassVar[str] = "coin_tossed"
-    keeps_passes: ClassVar[bool] = True
-    results: tuple[bool, ...]
-    cause: str | None = None
+@_lazy
+def _set_cards_shuffled() -> type[Event]:
+    @event_kind
+    class SetCardsShuffled(Event):
+        """A player's Set cards shuffled among the zones they hold ("shuffle the face-down monsters
+        you control"): ``cards[i]`` goes to zone ``zones[i]`` of their row, all at once. The point of
+        the shuffle is that the opponent loses track of which is which: a view whose viewer does not
+        control them lists the cards in zone order and keeps them in place, and gives them fresh
+        names (``views``). Nothing about a card but its zone changes (ZONE-16)."""
+
+        kind: ClassVar[str] = "set_cards_shuffled"
+        cards: tuple[str, ...]
+        zones: tuple[int, ...]
+        cause: str | None = None
+    return SetCardsShuffled
 
 
-@event_kind
-class DieRolled(Event):
-    kind: ClassVar[str] = "die_rolled"
-    keeps_passes: ClassVar[bool] = True
-    results: tuple[int, ...]
-    cause: str | None = None
+@_lazy
+def _stats_changed() -> type[Event]:
+    @event_kind
+    class StatsChanged(Event):
+        """New current ATK/DEF/Level of a monster, as an effect set them (absolute values)."""
+
+        kind: ClassVar[str] = "stats_changed"
+        after_loss: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        card: str
+        atk: int | None = None
+        defense: int | None = None
+        level: int | None = None
+        cause: str | None = None
+    return StatsChanged
 
 
-@event_kind
-class HandSizeDiscard(Event):
-    """The turn player's End Phase discard down to the hand limit (HAND-01)."""
+@_lazy
+def _counters_changed() -> type[Event]:
+    @event_kind
+    class CountersChanged(Event):
+        kind: ClassVar[str] = "counters_changed"
+        keeps_passes: ClassVar[bool] = True
+        card: str
+        counter: str
+        count: int
+        cause: str | None = None
+    return CountersChanged
 
-    kind: ClassVar[str] = "hand_size_discard"
-    keeps_passes: ClassVar[bool] = True
-    cards: tuple[str, ...]
+
+@_lazy
+def _token_created() -> type[Event]:
+    @event_kind
+    class TokenCreated(Event):
+        """A token Special Summoned by an effect into a monster zone (TOKEN-01/02)."""
+
+        kind: ClassVar[str] = "token_created"
+        keeps_summon_window: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"position": MONSTER_POSITIONS}
+        card: str
+        code: int
+        zone: int
+        position: str = ATTACK
+        cause: str | None = None
+    return TokenCreated
 
 
-@event_kind
-class DuelEnded(Event):
-    """The result: ``winner`` 0 or 1, or None for a draw (WIN-01..04)."""
+@_lazy
+def _life_points_changed() -> type[Event]:
+    @event_kind
+    class LifePointsChanged(Event):
+        """LP lost (battle damage, effect damage, cost) or gained; ``amount`` is always positive."""
 
-    kind: ClassVar[str] = "duel_ended"
-    after_loss: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": END_REASONS}
-    winner: int | None
-    reason: str
+        kind: ClassVar[str] = "life_points_changed"
+        after_loss: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": LP_REASONS}
+        amount: int
+        reason: str
+        lp: int | None = None
+        cause: str | None = None
+    return LifePointsChanged
+
+
+@_lazy
+def _coin_tossed() -> type[Event]:
+    @event_kind
+    class CoinTossed(Event):
+        kind: ClassVar[str] = "coin_tossed"
+        keeps_passes: ClassVar[bool] = True
+        results: tuple[bool, ...]
+        cause: str | None = None
+    return CoinTossed
+
+
+@_lazy
+def _die_rolled() -> type[Event]:
+    @event_kind
+    class DieRolled(Event):
+        kind: ClassVar[str] = "die_rolled"
+        keeps_passes: ClassVar[bool] = True
+        results: tuple[int, ...]
+        cause: str | None = None
+    return DieRolled
+
+
+@_lazy
+def _hand_size_discard() -> type[Event]:
+    @event_kind
+    class HandSizeDiscard(Event):
+        """The turn player's End Phase discard down to the hand limit (HAND-01)."""
+
+        kind: ClassVar[str] = "hand_size_discard"
+        keeps_passes: ClassVar[bool] = True
+        cards: tuple[str, ...]
+    return HandSizeDiscard
+
+
+@_lazy
+def _duel_ended() -> type[Event]:
+    @event_kind
+    class DuelEnded(Event):
+        """The result: ``winner`` 0 or 1, or None for a draw (WIN-01..04)."""
+
+        kind: ClassVar[str] = "duel_ended"
+        after_loss: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": END_REASONS}
+        winner: int | None
+        reason: str
+    return DuelEnded
 
 
 # -- seals: each player records their own side ---------------------------------------------------
 
-@event_kind
-class CardsSealed(Event):
-    """A player's device commits to the identities of hidden cards of its own (a card drawn,
-    searched, Set), each a seal of passcode and secret nonce (``seals.seal``), so the record holds
-    what the player saw without anyone else learning it. A card is sealed by the player who holds
-    it (LOG-11) and once (LOG-04). The seals change nothing on the board; ``cards_opened`` opens them."""
+@_lazy
+def _cards_sealed() -> type[Event]:
+    @event_kind
+    class CardsSealed(Event):
+        """A player's device commits to the identities of hidden cards of its own (a card drawn,
+        searched, Set), each a seal of passcode and secret nonce (``seals.seal``), so the record holds
+        what the player saw without anyone else learning it. A card is sealed by the player who holds
+        it (LOG-11) and once (LOG-04). The seals change nothing on the board; ``cards_opened`` opens them."""
 
-    kind: ClassVar[str] = "cards_sealed"
-    after_loss: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    continues_pendulum_summon: ClassVar[bool] = True
-    seals: Seals
+        kind: ClassVar[str] = "cards_sealed"
+        after_loss: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        continues_pendulum_summon: ClassVar[bool] = True
+        seals: Seals
+    return CardsSealed
 
 
-@event_kind
-class CardsOpened(Event):
-    """A player opens cards of their own: each sealed one with the nonce of its seal, which must
-    open it (LOG-11); one already shown with the same passcode (LOG-10); a card never sealed (the
-    rest of their Deck at the end) without a nonce. From here on each is that card, as if an
-    event had shown it (``Event.shows``); it may follow the duel's end."""
+@_lazy
+def _cards_opened() -> type[Event]:
+    @event_kind
+    class CardsOpened(Event):
+        """A player opens cards of their own: each sealed one with the nonce of its seal, which must
+        open it (LOG-11); one already shown with the same passcode (LOG-10); a card never sealed (the
+        rest of their Deck at the end) without a nonce. From here on each is that card, as if an
+        event had shown it (``Event.shows``); it may follow the duel's end."""
 
-    kind: ClassVar[str] = "cards_opened"
-    after_loss: ClassVar[bool] = True
-    after_end: ClassVar[bool] = True
-    keeps_summon_window: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    continues_pendulum_summon: ClassVar[bool] = True
-    cards: Openings
+        kind: ClassVar[str] = "cards_opened"
+        after_loss: ClassVar[bool] = True
+        after_end: ClassVar[bool] = True
+        keeps_summon_window: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        continues_pendulum_summon: ClassVar[bool] = True
+        cards: Openings
+    return CardsOpened
 
 
 # -- judge ------------------------------------------------------------------------------------
 
-@event_kind
-class RolledBack(Event):
-    """A judge backs the game up to the state before event ``to`` (MATCH-08).
+@_lazy
+def _rolled_back() -> type[Event]:
+    @event_kind
+    class RolledBack(Event):
+        """A judge backs the game up to the state before event ``to`` (MATCH-08).
 
-    Play continues from that state; the events in between stay in the log, marked reverted.
-    """
+        Play continues from that state; the events in between stay in the log, marked reverted.
+        """
 
-    kind: ClassVar[str] = "rolled_back"
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
-    to: int
-    judge: str
-    reason: str
+        kind: ClassVar[str] = "rolled_back"
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
+        to: int
+        judge: str
+        reason: str
+    return RolledBack
 
 
-@event_kind
-class JudgeNote(Event):
-    """A judge call, ruling, penalty or note, kept in the record (PEN-02, MATCH-08)."""
+@_lazy
+def _judge_note() -> type[Event]:
+    @event_kind
+    class JudgeNote(Event):
+        """A judge call, ruling, penalty or note, kept in the record (PEN-02, MATCH-08)."""
 
-    kind: ClassVar[str] = "judge_note"
-    after_end: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "category": ("call", "ruling", "penalty", "warning", "note", "time"), "decision": DECISIONS}
-    judge: str
-    note: str
-    category: str = "note"
-    #: The entry it rules on (an event index: a flagged or disputed one), and what the judge
-    #: decided about it (``DECISIONS``); both or neither.
-    on: int | None = None
-    decision: str | None = None
+        kind: ClassVar[str] = "judge_note"
+        after_end: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {
+            "category": ("call", "ruling", "penalty", "warning", "note", "time"), "decision": DECISIONS}
+        judge: str
+        note: str
+        category: str = "note"
+        #: The entry it rules on (an event index: a flagged or disputed one), and what the judge
+        #: decided about it (``DECISIONS``); both or neither.
+        on: int | None = None
+        decision: str | None = None
+    return JudgeNote
 
 
 # -- who said so (a witnessed duel) -------------------------------------------------------------
 
-@event_kind
-class EntryConfirmed(Event):
-    """The other side agrees that entry ``on`` is what happened (entered by a player, of an entry
-    they did not make). Kept by ``rules.History``; it changes nothing on the board."""
+@_lazy
+def _entry_confirmed() -> type[Event]:
+    @event_kind
+    class EntryConfirmed(Event):
+        """The other side agrees that entry ``on`` is what happened (entered by a player, of an entry
+        they did not make). Kept by ``rules.History``; it changes nothing on the board."""
 
-    kind: ClassVar[str] = "entry_confirmed"
-    after_end: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    on: int
-
-
-@event_kind
-class EntryDisputed(Event):
-    """The other side says entry ``on`` is not what happened, and why: a judge call, marked
-    until a judge's note ``on`` it rules (MATCH-08)."""
-
-    kind: ClassVar[str] = "entry_disputed"
-    after_end: ClassVar[bool] = True
-    keeps_passes: ClassVar[bool] = True
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
-    on: int
-    reason: str
+        kind: ClassVar[str] = "entry_confirmed"
+        after_end: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        on: int
+    return EntryConfirmed
 
 
-@event_kind
-class EntryCorrected(Event):
-    """A mis-entry corrected by whoever entered it: play goes on from the state before event
-    ``to``, the entries from ``to`` on stay in the record struck through. Not a judge's rollback:
-    no judge needed, but only over the current turn's entries and never after the end (LOG-12)."""
+@_lazy
+def _entry_disputed() -> type[Event]:
+    @event_kind
+    class EntryDisputed(Event):
+        """The other side says entry ``on`` is not what happened, and why: a judge call, marked
+        until a judge's note ``on`` it rules (MATCH-08)."""
 
-    kind: ClassVar[str] = "entry_corrected"
-    vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
-    to: int
-    reason: str
+        kind: ClassVar[str] = "entry_disputed"
+        after_end: ClassVar[bool] = True
+        keeps_passes: ClassVar[bool] = True
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
+        on: int
+        reason: str
+    return EntryDisputed
+
+
+@_lazy
+def _entry_corrected() -> type[Event]:
+    @event_kind
+    class EntryCorrected(Event):
+        """A mis-entry corrected by whoever entered it: play goes on from the state before event
+        ``to``, the entries from ``to`` on stay in the record struck through. Not a judge's rollback:
+        no judge needed, but only over the current turn's entries and never after the end (LOG-12)."""
+
+        kind: ClassVar[str] = "entry_corrected"
+        vocabularies: ClassVar[Mapping[str, tuple[str, ...]]] = {"reason": ()}      # free text
+        to: int
+        reason: str
+    return EntryCorrected
 
 
 # -- registry and decoding ----------------------------------------------------------------------
@@ -1247,7 +1493,7 @@ def from_dict(data: Any, where: str = "") -> Event:
     if not isinstance(data, dict):
         raise EventFormatError(say("an event must be an object, got {name}", name=type(data).__name__), where)
     kind = data.get("kind")
-    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    cls = kind_class(kind) if isinstance(kind, str) else None
     if cls is None:
         raise EventFormatError(say("unknown event kind {brief}", brief=_brief(kind)), where)
     version = data.get("v", 1)
@@ -1309,7 +1555,7 @@ def _trusted(data: dict) -> Event:
     """``from_trusted_dict``'s build of a record of any shape: upcast, its fields converted
     (``_trusted_plan``), its scalars checked by the class's maker. Raises as that does."""
     kind = data["kind"]
-    cls = EVENT_TYPES[kind]
+    cls = _KINDS.get(kind) or _known(kind)
     version = data.get("v", 1)
     while version < cls.VERSION:
         data = UPCASTERS[(kind, version)](data)      # each builds a new dict: the record stays as read
@@ -1352,7 +1598,7 @@ def _shape(shape: tuple[str, Any, tuple[str, ...]]) -> Callable[[dict], Event]:
     fresh ``show DUEL --at N``, issue 25), then ``_shaped_maker``'s, or ``_trusted`` for a shape it does
     not write (a required field missing, an upcaster that does more than add fields)."""
     kind, version, keys = shape
-    cls = EVENT_TYPES[kind]                        # an unknown kind: KeyError, from_dict says so
+    cls = _KINDS.get(kind) or _known(kind)         # an unknown kind: KeyError, from_dict says so
     _TRUSTED.get(cls) or _trusted_plan(cls)
     uses = _SHAPE_USES.get(shape, 0) + 1
     if uses <= _SHAPE_COMPILE_AFTER:
@@ -1660,6 +1906,8 @@ def _plan(cls: type[Event]) -> _Plan:
 def choices(kind: str, name: str) -> tuple[str, ...]:
     """The closed vocabulary a field of an event kind takes (empty: any value of its type)."""
     key = (kind, name)
+    if kind in _UNMADE:
+        kind_class(kind)                        # its vocabularies are known once it is made
     return _CHOICES_BY_KIND[key] if key in _CHOICES_BY_KIND else _CHOICES.get(name, ())
 
 
@@ -2144,7 +2392,7 @@ def register(builders: dict[tuple[str, str], Callable[[Any], Any]]) -> None:
     one wire form, one hash chain, one ``.ygr`` body and one set of JSON Schemas for every stream;
     each fold refuses a kind of the other stream (LOG-03)."""
     unknown = [f"{kind}.{name}" for kind, name in builders
-               if kind not in EVENT_TYPES or name not in {f.name for f in _FIELDS[EVENT_TYPES[kind]]}]
+               if (cls := kind_class(kind)) is None or name not in {f.name for f in _FIELDS[cls]}]
     if unknown:
         raise ValueError(say("decoders for no field of a known kind: {names_list}",
                              names_list=', '.join(unknown)))

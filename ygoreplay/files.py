@@ -10,24 +10,82 @@ import errno
 import functools
 import os
 import stat
-from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import TYPE_CHECKING, BinaryIO, Callable
 
 from .errors import InputError
+
+if TYPE_CHECKING:                 # imported where a path is made: pathlib and urllib.parse (which it
+    from pathlib import Path      # imports) were 6% of a fresh ``show DUEL --at N`` (issue 25)
 
 _PIECE = 1 << 20               # what ``read_limited`` reads at a time past a file's declared size
 
 
-def data_dir() -> Path:
-    """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
-    return _data_dir(os.environ.get("XDG_DATA_HOME") or "", os.environ.get("HOME") or "")
+def path_text(*parts: str) -> str:
+    """``str(pathlib.PurePosixPath(*parts))`` without pathlib: the parts joined, a part from the
+    root on starting anew, empty and ``.`` names dropped, one leading ``/`` (two kept as two, as
+    POSIX allows), ``.`` for nothing. What a read prints and keys by is then the very text it was.
+    (Windows paths are pathlib's.)"""
+    if os.sep != "/":
+        from pathlib import Path
+        return str(Path(*parts))
+    root, names = "", []
+    for part in reversed(parts):
+        named = part.lstrip("/")
+        names[:0] = [name for name in named.split("/") if name and name != "."]
+        if named != part:
+            root = "//" if len(part) - len(named) == 2 else "/"
+            break
+    return root + "/".join(names) or "."
+
+
+def expand_user(text: str) -> str:
+    """``str(pathlib.Path(text).expanduser())`` of a ``path_text``: ``~`` or ``~user`` first
+    replaced by that home folder; RuntimeError as pathlib's when it cannot be found."""
+    if not text.startswith("~") or os.sep != "/":
+        if os.sep != "/":
+            from pathlib import Path
+            return str(Path(text).expanduser())
+        return text
+    first, _, rest = text.partition("/")
+    home = os.path.expanduser(first)
+    if home.startswith("~"):
+        raise RuntimeError("Could not determine home directory.")
+    return path_text(home, rest)
+
+
+#: The bytes a file URI keeps as they are (``urllib.parse.quote_from_bytes``'s, and ``/``).
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
+
+
+def file_uri(path: str) -> str:
+    """``pathlib.Path(path).as_uri()`` of an absolute ``path_text`` (each other byte of its file
+    system's encoding as ``%XX``), without pathlib and urllib.parse (Windows paths are pathlib's)."""
+    if os.sep != "/":
+        from pathlib import Path
+        return Path(path).as_uri()
+    if not path.startswith("/"):
+        raise ValueError("relative path can't be expressed as a file URI")
+    return "file://" + "".join(chr(byte) if byte in _URI_SAFE else f"%{byte:02X}" for byte in os.fsencode(path))
+
+
+def data_folder() -> str:
+    """The user's ygoreplay folder, ``str(data_dir())``, made without pathlib (a board's read)."""
+    return _data_folder(os.environ.get("XDG_DATA_HOME") or "", os.environ.get("HOME") or "")
 
 
 @functools.lru_cache(maxsize=8)
-def _data_dir(xdg_data_home: str, home: str) -> Path:
-    """``data_dir`` for these two settings, made once: every Store that checks a signature finds
+def _data_folder(xdg_data_home: str, home: str) -> str:
+    """``data_folder`` for these two settings, made once: every Store that checks a signature finds
     its organiser key there, and making the path was a fortieth of showing a board (issue 25)."""
-    return Path(xdg_data_home or Path.home() / ".local" / "share") / "ygoreplay"
+    if xdg_data_home:
+        return path_text(xdg_data_home, "ygoreplay")
+    return path_text(expand_user("~"), ".local", "share", "ygoreplay")
+
+
+def data_dir() -> Path:
+    """The user's ygoreplay folder: ``$XDG_DATA_HOME/ygoreplay`` or ``~/.local/share/ygoreplay``."""
+    from pathlib import Path
+    return Path(data_folder())
 
 
 def version_of(path: str | os.PathLike[str]) -> tuple[int, int, int, int]:
@@ -193,6 +251,7 @@ def write_pending(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) 
     temporary file and the target; InputError as ``write_atomic``, and for a symbolic link: a
     batch writes names it chose in a folder others may write to, where a planted link would have
     it overwrite the file the link points at."""
+    from pathlib import Path
     if Path(path).is_symlink():
         raise InputError(f"{path}: a symbolic link; a file of a batch is never written through one "
                          "(nothing was written)")
@@ -261,6 +320,7 @@ def _target(path: str | os.PathLike[str], follow: bool = True) -> Path:
     itself, replaced), never a folder, and never over a file that holds what ygoreplay keeps
     (``_KEPT``): ``export DUEL -o duels.sqlite`` replaced the whole store with one duel's file,
     ``-o organiser.key`` the key."""
+    from pathlib import Path
     target = Path(path)
     if target.is_symlink():
         if not follow:

@@ -8,18 +8,12 @@ card as what is seen of it; and it records the cards it names, for ``log --card`
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TYPE_CHECKING
 
 from .card_names import card_name
 from .events import (
-    ATTACK, DECK, DEFENSE, EVENT_TYPES, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET,
-    SZONE, Activated, AttackCancelled, AttackDeclared, AttackRetargeted, CardMoved, CardRevealed, CardsDrawn,
-    CardsOpened, CardsSealed, CardsSwapped, ChainEnded, ChainLinkNegated, ChainLinkResolved, CoinTossed, ControlChanged,
-    CountersChanged, DamageCalculated, DeckRegistered, DeckShuffled, DieRolled, DuelEnded, DuelStarted, EntryConfirmed,
-    EntryCorrected, EntryDisputed, Event, FlipSummoned, HandSizeDiscard, JudgeNote, LifePointsChanged, MonsterSet,
-    NormalSummoned, PhaseEntered, PositionChanged, PositionSetUp, PriorityPassed, RolledBack, SetCardsShuffled,
-    SpecialSummoned, SpellTrapSet, StatsChanged, StepEntered,
-    SummonNegated, TokenCreated, TurnStarted, ZoneChanged)
+    ATTACK, DECK, DEFENSE, EXTRA, FACEDOWN, FACEDOWN_ATTACK, FZONE, GY, HAND, MZONE, OVERLAY, SET, SZONE,
+    Event, is_kind, kind_names)
 from .i18n import N_, t
 from .kinds import PerKind
 from .state import Card, DuelState
@@ -221,8 +215,8 @@ def _natural(card_id: str) -> tuple:
 # -- the sentences ------------------------------------------------------------------------------------
 
 Describe = Callable[[Line, Event, "Narrator"], str]
-#: Each kind's sentence, registered with ``@describes(EventClass)`` where it is written.
-describes = PerKind("sentence")
+#: Each kind's sentence, registered with ``@describes("kind_name")`` where it is written.
+describes = PerKind("sentence", known=is_kind)
 
 
 def _costs(w: Line, e, player: int) -> str:
@@ -241,7 +235,7 @@ def _costs(w: Line, e, player: int) -> str:
     return t(", as a cost {costs}", costs=t(" and ").join(parts)) if parts else ""
 
 
-@describes(Activated)
+@describes("activated")
 def _activated(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -265,7 +259,7 @@ def _link_card(w: Line, number: int) -> str:
     return aside(w.card(chain[number - 1].card)) if 0 < number <= len(chain) else ""
 
 
-@describes(CardsDrawn)
+@describes("cards_drawn")
 def _draw(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -275,7 +269,7 @@ def _draw(w: Line, e, n: "Narrator") -> str:
     return t("{player} draws {cards}", player=w.who(e.player), cards=shown) + w.cause(e.cause)
 
 
-@describes(SpecialSummoned)
+@describes("special_summoned")
 def _summoned(w: Line, e, n: "Narrator") -> str:
     controller = e.player if e.controller is None or e.controller == e.player else e.controller
     to = (f"{w.whose(controller)} " if controller != e.player and controller is not None else "") + zone_tag(MZONE, e.zone)
@@ -297,7 +291,7 @@ def _position(position: str | None) -> str:
     return t(_POSITIONS[position]) if position in _POSITIONS else str(position)
 
 
-@describes(MonsterSet)
+@describes("monster_set")
 def _set_monster(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     what = w.card(e.card) if card is not None and card.code else t("a monster")
@@ -306,7 +300,7 @@ def _set_monster(w: Line, e, n: "Narrator") -> str:
              zone=zone_tag(MZONE, e.zone), tributes=tributes)
 
 
-@describes(SpellTrapSet)
+@describes("spell_trap_set")
 def _set_spell(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     what = w.card(e.card) if card is not None and card.code else t("a card")
@@ -314,7 +308,7 @@ def _set_spell(w: Line, e, n: "Narrator") -> str:
              zone=t("the Field Zone") if e.field_zone else zone_tag(SZONE, e.zone))
 
 
-@describes(AttackDeclared)
+@describes("attack_declared")
 def _attack(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attacker = s.cards.get(e.attacker)
@@ -324,7 +318,7 @@ def _attack(w: Line, e, n: "Narrator") -> str:
     return t("{attacker} attacks {target}", attacker=w.card(e.attacker, owner=True), target=w.card(e.target, owner=True))
 
 
-@describes(AttackRetargeted)
+@describes("attack_retargeted")
 def _retarget(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attack = s.attack
@@ -335,7 +329,7 @@ def _retarget(w: Line, e, n: "Narrator") -> str:
     return t("Replay: {attacker} now attacks {target}", attacker=attacker, target=w.card(e.target, owner=True))
 
 
-@describes(AttackCancelled)
+@describes("attack_cancelled")
 def _cancelled(w: Line, e, n: "Narrator") -> str:
     attack = w.s.attack
     said = (t("The attack of {attacker} is cancelled", attacker=w.card(attack.attacker, owner=True))
@@ -353,7 +347,7 @@ def _fighter(w: Line, card_id: str, as_target: bool) -> str:
     return f"{w.card(card_id)} {stat}"
 
 
-@describes(DamageCalculated)
+@describes("damage_calculated")
 def _damage(w: Line, e, n: "Narrator") -> str:
     s = w.s
     attack = s.attack
@@ -376,7 +370,7 @@ def _damage(w: Line, e, n: "Narrator") -> str:
     return t("Damage calculation: {what}", what=between.join(parts))
 
 
-@describes(CardMoved)
+@describes("card_moved")
 def _moved(w: Line, e, n: "Narrator") -> str:
     s = w.s
     card = s.cards.get(e.card)
@@ -396,7 +390,7 @@ def _moved(w: Line, e, n: "Narrator") -> str:
     return f"{subject} → {to}{face}" + aside(f"{reason}{cause}{group}")
 
 
-@describes(CardRevealed)
+@describes("card_revealed")
 def _revealed(w: Line, e, n: "Narrator") -> str:
     """What is revealed, from where, and why: the revealing player is implicit (a record may name
     the player shown the cards instead, as EDOPro does)."""
@@ -413,7 +407,7 @@ _STATS = (("ATK", N_("ATK {value}"), N_("ATK {value} (was {before})")),
           ("Level", N_("Level {value}"), N_("Level {value} (was {before})")))
 
 
-@describes(StatsChanged)
+@describes("stats_changed")
 def _stats(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     changes = []
@@ -435,7 +429,7 @@ _LP_WORDS = {"battle_damage": N_("{player} takes {amount} battle damage{cause}: 
              "set": N_("{player} has LP set to {amount}{cause}: LP {before} → {after}")}
 
 
-@describes(LifePointsChanged)
+@describes("life_points_changed")
 def _lp(w: Line, e, n: "Narrator") -> str:
     s = w.s
     player = s.turn_player if e.player is None else e.player
@@ -458,25 +452,25 @@ def lp_after(lp: int, amount: int, reason: str) -> int:
     return max(0, lp - amount)
 
 
-@describes(ChainLinkNegated)
+@describes("chain_link_negated")
 def _negated(w: Line, e, n: "Narrator") -> str:
     by = t(" by Chain Link {link}{card}", link=e.by, card=_link_card(w, e.by)) if e.by else ""
     return t("Chain Link {link}{card} is negated{by}", link=e.link, card=_link_card(w, e.link), by=by)
 
 
-@describes(ControlChanged)
+@describes("control_changed")
 def _control(w: Line, e, n: "Narrator") -> str:
     return (t("{player} takes control of {card}, into {zone}", player=w.who(e.to_player),
               card=w.card(e.card, owner=True), zone=zone_tag(MZONE, e.zone)) + w.cause(e.cause, n.resolved))
 
 
-@describes(CardsSwapped)
+@describes("cards_swapped")
 def _swapped(w: Line, e, n: "Narrator") -> str:
     return (t("{card} and {other} trade places", card=w.card(e.card, owner=True), other=w.card(e.other, owner=True))
             + w.cause(e.cause, n.resolved))
 
 
-@describes(SetCardsShuffled)
+@describes("set_cards_shuffled")
 def _set_shuffled(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.cards[0]) if e.cards else None
     zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
@@ -485,7 +479,7 @@ def _set_shuffled(w: Line, e, n: "Narrator") -> str:
               zones=t(", ").join(zone_tag(zone, z) for z in sorted(e.zones))) + w.cause(e.cause, n.resolved))
 
 
-@describes(TokenCreated)
+@describes("token_created")
 def _token(w: Line, e, n: "Narrator") -> str:
     facts = w.s.db.get(e.code)
     name = card_name(facts) if facts is not None and e.code else t("a token")
@@ -503,7 +497,7 @@ RULESET_NAMES = {"mr2020": N_("Master Rule, April 2020 revision"), "nmr2017": N_
                  "mr3": N_("Master Rule 3 (2014)")}
 
 
-@describes(DuelStarted)
+@describes("duel_started")
 def _started(w: Line, e, n: "Narrator") -> str:
     unnamed = [player_label(0), player_label(1)]
     names = [p or player_label(i) for i, p in enumerate(e.players)] if e.players else unnamed
@@ -522,7 +516,7 @@ def _started(w: Line, e, n: "Narrator") -> str:
              banlist=banlist)
 
 
-@describes(ZoneChanged)
+@describes("zone_changed")
 def _zone_changed(w: Line, e, n: "Narrator") -> str:
     card = w.s.cards.get(e.card)
     zone = card.zone if card is not None and card.zone in (MZONE, SZONE) else MZONE
@@ -530,18 +524,18 @@ def _zone_changed(w: Line, e, n: "Narrator") -> str:
             + w.cause(e.cause, n.resolved))
 
 
-@describes(DeckRegistered)
+@describes("deck_registered")
 def _deck(w: Line, e, n: "Narrator") -> str:
     return t("{player} registers a deck: {main} main, {extra} extra, {side} side", player=w.who(e.player),
              main=len(e.main), extra=len(e.extra), side=len(e.side))
 
 
-@describes(DeckShuffled)
+@describes("deck_shuffled")
 def _shuffled(w: Line, e, n: "Narrator") -> str:
     return t("{player} shuffles their Deck", player=w.who(e.player))
 
 
-@describes(CardsSealed)
+@describes("cards_sealed")
 def _sealed(w: Line, e, n: "Narrator") -> str:
     """The cards sealed, as the reader knows them (a view keeps no seal: it says only that)."""
     count = len(e.seals)
@@ -553,7 +547,7 @@ def _sealed(w: Line, e, n: "Narrator") -> str:
     return t("{player} seals {count} cards of their own: {cards}", player=w.who(e.player), count=count, cards=cards)
 
 
-@describes(CardsOpened)
+@describes("cards_opened")
 def _opened(w: Line, e, n: "Narrator") -> str:
     """Each card as it was known before, and what it is opened as (a view keeps none of them)."""
     if not e.cards:
@@ -572,33 +566,33 @@ def _opened(w: Line, e, n: "Narrator") -> str:
              sealed=sealed, cards=opened)
 
 
-@describes(PositionSetUp)
+@describes("position_set_up")
 def _set_up(w: Line, e, n: "Narrator") -> str:
     return t("Position set up: turn {turn}, {player}'s {phase}", turn=e.turn, player=w.who(e.turn_player),
              phase=phase_name(e.phase))
 
 
-@describes(TurnStarted)
+@describes("turn_started")
 def _turn(w: Line, e, n: "Narrator") -> str:
     return t("Turn {turn} begins: {player}", turn=e.turn, player=w.who(e.player))
 
 
-@describes(PhaseEntered)
+@describes("phase_entered")
 def _phase(w: Line, e, n: "Narrator") -> str:
     return phase_name(e.phase)
 
 
-@describes(StepEntered)
+@describes("step_entered")
 def _step(w: Line, e, n: "Narrator") -> str:
     return t("Battle Phase: {step}", step=step_name(e.step))
 
 
-@describes(PriorityPassed)
+@describes("priority_passed")
 def _passed(w: Line, e, n: "Narrator") -> str:
     return t("{player} passes", player=w.who(e.player))
 
 
-@describes(NormalSummoned)
+@describes("normal_summoned")
 def _normal_summoned(w: Line, e, n: "Narrator") -> str:
     return t("{player} Normal Summons {card} to {zone}{position}{tributes}", player=w.who(e.player),
              card=w.card(e.card), zone=zone_tag(MZONE, e.zone),
@@ -606,55 +600,55 @@ def _normal_summoned(w: Line, e, n: "Narrator") -> str:
              tributes=t(", Tributing {cards}", cards=w.cards_of(e.tributes)) if e.tributes else "")
 
 
-@describes(FlipSummoned)
+@describes("flip_summoned")
 def _flip_summoned(w: Line, e, n: "Narrator") -> str:
     return t("{player} Flip Summons {card}", player=w.who(e.player), card=w.card(e.card))
 
 
-@describes(SummonNegated)
+@describes("summon_negated")
 def _summon_negated(w: Line, e, n: "Narrator") -> str:
     return t("The summon of {card} is negated", card=w.card(e.card)) + w.cause(e.cause, n.resolved)
 
 
-@describes(PositionChanged)
+@describes("position_changed")
 def _position_changed(w: Line, e, n: "Narrator") -> str:
     return (t("{card} changes to {position}", card=w.card(e.card, owner=True), position=_position(e.position))
             + w.cause(e.cause))
 
 
-@describes(ChainLinkResolved)
+@describes("chain_link_resolved")
 def _resolved(w: Line, e, n: "Narrator") -> str:
     return t("Chain Link {link}{card} resolves", link=e.link, card=_link_card(w, e.link))
 
 
-@describes(ChainEnded)
+@describes("chain_ended")
 def _chain_ended(w: Line, e, n: "Narrator") -> str:
     return t("The chain ends")
 
 
-@describes(CountersChanged)
+@describes("counters_changed")
 def _counters(w: Line, e, n: "Narrator") -> str:
     return (t("{card} has {count} {counter} counter(s)", card=w.card(e.card), count=e.count,
               counter=printable(e.counter)) + w.cause(e.cause, n.resolved))
 
 
-@describes(CoinTossed)
+@describes("coin_tossed")
 def _coin(w: Line, e, n: "Narrator") -> str:
     results = t(", ").join(t("heads") if r else t("tails") for r in e.results)
     return t("Coin toss: {results}", results=results) + w.cause(e.cause, n.resolved)
 
 
-@describes(DieRolled)
+@describes("die_rolled")
 def _die(w: Line, e, n: "Narrator") -> str:
     return t("Die roll: {results}", results=", ".join(map(str, e.results))) + w.cause(e.cause, n.resolved)
 
 
-@describes(HandSizeDiscard)
+@describes("hand_size_discard")
 def _hand_size(w: Line, e, n: "Narrator") -> str:
     return t("{player} discards {cards} for the hand size limit", player=w.who(e.player), cards=w.cards_of(e.cards))
 
 
-@describes(DuelEnded)
+@describes("duel_ended")
 def _ended(w: Line, e, n: "Narrator") -> str:
     reason = end_reason(e.reason)
     if e.winner is None:
@@ -662,7 +656,7 @@ def _ended(w: Line, e, n: "Narrator") -> str:
     return t("The duel ends: {player} wins ({reason})", player=w.who(e.winner), reason=reason)
 
 
-@describes(RolledBack)
+@describes("rolled_back")
 def _rolled_back(w: Line, e, n: "Narrator") -> str:
     return t("JUDGE {judge} rolls the game back to before event #{index}: {reason}", judge=e.judge, index=e.to,
              reason=e.reason)
@@ -677,7 +671,7 @@ def _note_word(word: str | None) -> str:
     return t(_NOTE_WORDS[word]) if word in _NOTE_WORDS else str(word)
 
 
-@describes(JudgeNote)
+@describes("judge_note")
 def _note(w: Line, e, n: "Narrator") -> str:
     if e.category == "call" and e.on is None and not e.judge.strip():     # the table's call (access.CALL)
         return t("{entrant} calls a judge: {note}", entrant=_entrant(e), note=e.note)
@@ -686,12 +680,12 @@ def _note(w: Line, e, n: "Narrator") -> str:
              ruling=ruling, note=e.note)
 
 
-@describes(EntryConfirmed)
+@describes("entry_confirmed")
 def _confirmed(w: Line, e, n: "Narrator") -> str:
     return t("{entrant} confirms entry #{index}", entrant=_entrant(e), index=e.on)
 
 
-@describes(EntryDisputed)
+@describes("entry_disputed")
 def _disputed(w: Line, e, n: "Narrator") -> str:
     return t("{entrant} disputes entry #{index}: {reason} (a judge call)", entrant=_entrant(e), index=e.on,
              reason=e.reason)
@@ -702,7 +696,7 @@ def _disputed(w: Line, e, n: "Narrator") -> str:
 UNDONE_ON_THE_PAGE = N_("mis-entry: undone on the recorder's page")
 
 
-@describes(EntryCorrected)
+@describes("entry_corrected")
 def _corrected(w: Line, e, n: "Narrator") -> str:
     return t("{entrant} corrects a mis-entry: the entries from #{index} on are struck ({reason})",
              entrant=_entrant(e), index=e.to, reason=t(e.reason) if e.reason == UNDONE_ON_THE_PAGE else e.reason)
@@ -717,4 +711,4 @@ def _entrant(e) -> str:
 
 
 #: The sentence of every duel kind, in the kinds' order (``log.Narrator`` looks them up here).
-SENTENCES: dict[str, Describe] = {kind: describes[kind] for kind in EVENT_TYPES if kind in describes}
+SENTENCES: dict[str, Describe] = {kind: describes[kind] for kind in kind_names() if kind in describes}

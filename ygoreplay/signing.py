@@ -21,14 +21,13 @@ import shlex
 import stat
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 import msgpack
 
 from .digests import compare_digest, hmac_pads, hmac_sha256, sha256
 from .errors import InputError
-from .files import data_dir, open_readable, write_atomic
+from .files import data_folder, open_readable, path_text, write_atomic
 from .i18n import say, t
 from .text import printable
 
@@ -40,6 +39,8 @@ PUBLIC_SIZE = 32
 # cryptography is imported where a key is used, not with this module: the commands that only read
 # a duel (check, show, log) never sign or check a signature, and it was a tenth of their start-up.
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
@@ -72,7 +73,13 @@ def _ed25519_seed(data: bytes) -> bytes | None:
 
 def default_key_path() -> Path:
     """``$YGOREPLAY_KEY``, else ``organiser.key`` in the user's ygoreplay folder."""
-    return Path(os.environ.get(ENV_VAR) or data_dir() / "organiser.key")
+    from pathlib import Path
+    return Path(_default_key_file())
+
+
+def _default_key_file() -> str:
+    """``str(default_key_path())``, made without pathlib (a board's read loads the key)."""
+    return path_text(os.environ.get(ENV_VAR) or path_text(data_folder(), "organiser.key"))
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,7 @@ class PublicKey:
         """``ed25519:<base64url>``, or the path of a file holding that text (or a private key)."""
         text = spec.strip()
         if not text.startswith(PREFIX):
+            from pathlib import Path
             path = Path(text)
             if not path.is_file():
                 raise InputError(say("{spec!r} is neither a public key (ed25519:...) nor a key file",
@@ -252,7 +260,7 @@ class OrganiserKey:
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None) -> "OrganiserKey | None":
         """The key in ``path`` (default: ``default_key_path()``), or None when there is none."""
-        path = Path(path) if path else default_key_path()
+        path = path_text(os.fspath(path)) if path else _default_key_file()    # as str(Path(path)), no pathlib
         try:
             with open_readable(path, "private key") as f:
                 data, mode = f.read(16384), os.fstat(f.fileno()).st_mode
@@ -273,6 +281,7 @@ class OrganiserKey:
     def load_or_create(cls, path: str | os.PathLike[str] | None = None) -> tuple["OrganiserKey", bool]:
         """The organiser key, created (readable by its owner only) if there is none yet; and
         whether it was created now."""
+        from pathlib import Path
         path = Path(path) if path else default_key_path()
         key = cls.load(path)
         if key is not None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from .errors import InputError, VerificationError
@@ -181,6 +180,8 @@ def resolve_duel(store: Store, spec: str, files: bool = True) -> str:
     try:
         return store.resolve(spec)
     except StoreError:
+        from pathlib import Path
+
         from .formats import FormatError, by_suffix, find_format
         path = Path(spec)
         if path.is_dir():
@@ -236,6 +237,7 @@ def open_source(spec: str, store: Store | None, cards: CardDB) -> Source:
     such file exists) a stored duel id. ``cards`` names the cards a file does not carry the facts
     of (an EDOPro replay carries its cards' stats, not their names). A match file is refused: the
     match commands read it, as each view may see it (``match.views``)."""
+    from pathlib import Path
     path = Path(spec)
     if path.is_file():
         from .formats import find_format

@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import field, fields
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from .cards import HIDDEN_CARD, CardDB, CardFacts, UnknownFacts
 from .errors import InputError
@@ -18,8 +18,10 @@ from .i18n import say
 from .lazy_dataclass import dataclass
 from .rulesets import RULESETS
 from .events import (
-    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FACEDOWN, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc,
-    PositionSetUp)
+    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FACEDOWN, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Cite, Event, Loc)
+
+if TYPE_CHECKING:
+    from .events import PositionSetUp
 
 MAIN_MONSTER_ZONES = 5
 SPELL_TRAP_ZONES = 5
@@ -838,6 +840,7 @@ def _plain(value):
 
 def position_of(state: DuelState) -> PositionSetUp:
     """The ``position_set_up`` event of this board (see the comment above)."""
+    from .events import PositionSetUp      # made on first use (events._lazy)
     if not state.started:
         raise InputError(say("the duel has not started: there is no board to set up"))
     turn = max(1, state.turn)

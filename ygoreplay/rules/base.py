@@ -16,13 +16,13 @@ from typing import NoReturn
 from ..i18n import N_, say
 from ..errors import YgoreplayError
 from ..events import (
-    BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event)
+    BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event, is_kind)
 from ..kinds import PerKind
 from ..state import Card, DuelState, Override, Violation
 
 #: The duel fold's handler of each kind, ``(state, event) -> None``: each rule module registers
-#: its own with ``@handles(EventClass)``; ``rules.fold`` imports them all and dispatches on it.
-handles = PerKind("handler")
+#: its own with ``@handles("kind_name")``; ``rules.fold`` imports them all and dispatches on it.
+handles = PerKind("handler", known=is_kind)
 
 
 class RuleViolation(YgoreplayError):

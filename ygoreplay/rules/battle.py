@@ -6,17 +6,20 @@ the result (a monster that cannot be destroyed by battle, damage halved) is cite
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import (
-    ATTACK, DEFENSE, MZONE, SET, AttackCancelled, AttackDeclared, AttackRetargeted,
-    DamageCalculated, Event)
+from ..events import ATTACK, DEFENSE, MZONE, SET, Event
 from ..state import Attack, Card, DuelState
 from .base import (
     check_not_negated, end_passes, ended_by_passes, fail, get_card, handles, impossible, phase_name, player_of)
 from .spell_trap import check_equips, settle_equips
 
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import AttackCancelled, AttackDeclared, AttackRetargeted, DamageCalculated
 
-@handles(AttackDeclared)
+
+@handles("attack_declared")
 def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     player = player_of(state, ev)
     attacker = get_card(state, ev, ev.attacker)
@@ -76,7 +79,7 @@ def _check_target(state: DuelState, ev: Event, defender: int, target_id: str | N
                                          name=target.name, id=target.id))
 
 
-@handles(AttackRetargeted)
+@handles("attack_retargeted")
 def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack = _current_attack(state, ev)
     if ev.target is not None:
@@ -93,7 +96,7 @@ def attack_retargeted(state: DuelState, ev: AttackRetargeted) -> None:
     attack.defender_monsters = now
 
 
-@handles(AttackCancelled)
+@handles("attack_cancelled")
 def attack_cancelled(state: DuelState, ev: AttackCancelled) -> None:
     attack = _current_attack(state, ev)
     defender = 1 - state.turn_player
@@ -247,7 +250,7 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
     return rule, destroyed, damage
 
 
-@handles(DamageCalculated)
+@handles("damage_calculated")
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:

@@ -41,14 +41,19 @@ any facts at all (None until asked), so a duel whose cards have none pays one lo
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 
 from ..effect_facts import HELPER, EffectFact
-from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, SZONE, Activated, Event
+from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, SZONE, Event
 from ..i18n import N_, say
 from ..state import Card, DuelState
 from .base import fail
 from .effects import SUMMON_PROCEDURES, may_be_given, script_effects
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import Activated
 
 OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS = range(7)
 

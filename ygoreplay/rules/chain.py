@@ -1,10 +1,10 @@
 """Activations and chains: spell speeds, responses, reverse resolution (CHAIN, EFF, TERM-14)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import (
-    BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Activated, ChainEnded,
-    ChainLinkNegated, ChainLinkResolved)
+from ..events import BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE
 from ..effect_facts import EffectFact
 from ..state import Card, ChainLink, DuelState
 from . import card_text
@@ -18,6 +18,9 @@ from .timing import chain_over, cost_paid, link_resolved, missed
 from .spell_trap import (
     TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
     leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 
 _TRIGGERS = frozenset(("trigger", "flip"))
 #: Where a card that has left the field may still activate a trigger from.
@@ -81,7 +84,7 @@ def _lasting(card: Card) -> bool:
                                             or facts.trap_subtype == "continuous" or facts.is_pendulum))
 
 
-@handles(Activated)
+@handles("activated")
 def activated(state: DuelState, ev: Activated) -> None:
     player = state.turn_player if ev.player is None else ev.player
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
@@ -435,7 +438,7 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
     return link
 
 
-@handles(ChainLinkResolved)
+@handles("chain_link_resolved")
 def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
     chain = state.chain
     named = chain[ev.link - 1] if 1 <= ev.link <= len(chain) else None
@@ -464,7 +467,7 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
         state.chain[link.negates - 1].negated_by = link.number   # TERM-14: that link will not resolve
 
 
-@handles(ChainLinkNegated)
+@handles("chain_link_negated")
 def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
         impossible(state, ev, "LOG-07", say("link {link} can be negated only by a later link, not {by}",
@@ -487,7 +490,7 @@ def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
         state.unrefunded.append([list(link.paid), link.paid_lp])   # TERM-14: its cost stays paid
 
 
-@handles(ChainEnded)
+@handles("chain_ended")
 def chain_ended(state: DuelState, ev: ChainEnded) -> None:
     """The chain is over. When a player lost while it resolved (WIN-01/02) the duel ends at once:
     the links left never resolve and what they would have sent to the GY may stay."""

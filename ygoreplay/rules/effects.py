@@ -14,10 +14,15 @@ it only adds a way to summon the card (``SUMMON_PROCEDURES``).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
 from ..effect_facts import DAMAGE_STEP_EVENTS, HELPER, EffectFact
-from ..events import FZONE, MZONE, SUMMON_METHODS, SZONE, Activated
+from ..events import FZONE, MZONE, SUMMON_METHODS, SZONE
 from ..state import Card, DuelState
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import Activated
 
 #: The kinds of script effect (``EffectFact.kind``) a recorded ``effect_type`` may be; None for a
 #: card activation (a Spell or Trap card itself).

@@ -12,12 +12,16 @@ door (kept and listed by an audit), never made to stand.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..i18n import N_, say
-from ..events import EntryConfirmed, EntryDisputed, Event, JudgeNote
+from ..events import Event, made
 from ..lazy_dataclass import dataclass
 from ..state import DuelState
 from .base import RuleViolation
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import EntryConfirmed, EntryDisputed, JudgeNote
 
 PLAYERS = ("p0", "p1")
 
@@ -76,14 +80,14 @@ class Entries:
                                               on=on, entered_by=who),
                                 position, event.kind)
         # one open call on an entry (one in effect, ``History._remark``: nothing reverted it): the first
-        if isinstance(event, EntryDisputed) and self.open_dispute(on, {}):
+        if isinstance(event, made("entry_disputed") or ()) and self.open_dispute(on, {}):
             at, by, _reason = self.disputed[on]
             raise RuleViolation("LOG-02", say("entry {on} is disputed already (#{at}, by {by}) and no judge has ruled "
                                               "on it yet: a second dispute would replace the first in the record's "
                                               "book, so it waits for the ruling", on=on, at=at, by=by),
                                 position, event.kind)
         self.remarks.add(position)
-        if isinstance(event, EntryConfirmed):
+        if isinstance(event, made("entry_confirmed") or ()):
             self.confirmed[on] = position
         else:
             self.disputed[on] = (position, who, event.reason)
@@ -102,7 +106,7 @@ class Entries:
         for on in undone:
             del self.ruled[on]
         for position, event in effective:
-            if isinstance(event, JudgeNote) and event.on in undone:
+            if isinstance(event, made("judge_note") or ()) and event.on in undone:
                 self.ruling(position, event)
 
     def open_dispute(self, entry: int, reverted: Mapping[int, int]) -> bool:

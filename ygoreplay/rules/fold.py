@@ -1,9 +1,9 @@
 """The fold: ``apply(state, event)`` checks one event against the rules and applies it.
 
 It does no I/O, reads no clock and draws no random number. Each event kind has one handler, in
-the module of its rule area, registered there with ``@handles(EventClass)``; what the fold must
-know of a kind besides (may it follow a loss, does it keep a run of passes ...) its class says
-(``events.Event``). Both become the tables below once, at import. A handler checks before it
+the module of its rule area, registered there by its kind, ``@handles("card_moved")``; what the fold
+must know of a kind besides (may it follow a loss, does it keep a run of passes ...) its class says
+(``events.Event``). Both become the tables below on the kind's first event. A handler checks before it
 changes anything, so a refused event leaves the state untouched. For speed the state is changed
 in place and returned.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..i18n import N_, say
-from ..events import EVENT_TYPES, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack
+from ..events import Event, kind_class, kind_names, made
 from ..state import DuelState
 from . import battle, chain, outcome, position, setup, spell_trap, summon, turn, win  # noqa: F401  (register their handlers)
 from . import card_text, timing
@@ -20,7 +20,7 @@ from .base import RuleViolation, bury, call, fail, handles, impossible, judges_w
 from .candidates import decide, named_unknowns
 from .identity import identify
 
-@handles(JudgeNote)
+@handles("judge_note")
 def judge_note(state: DuelState, event: Event) -> None:
     """Kept in the record; changes nothing on the board. A judge's word names the judge and
     says something (MATCH-08), whichever door it came through; a call on no entry says why only
@@ -35,7 +35,7 @@ def judge_note(state: DuelState, event: Event) -> None:
              play=False)
 
 
-@handles(RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+@handles("rolled_back", "entry_corrected", "entry_confirmed", "entry_disputed")
 def to_history(state: DuelState, event: Event) -> None:
     """Going back (a rollback, a correction) and what the other side says of an entry are the
     history's: they change which events are in effect, or nothing on the board."""
@@ -64,22 +64,25 @@ def _decide(state: DuelState, before: DuelState, event: Event, unsure: int) -> N
         call(state, event, entry.rule, entry.message)
 
 
-def _kinds(trait: str) -> frozenset[str]:
-    """The duel kinds whose class declares ``trait`` (``events.Event``'s class attributes)."""
-    return frozenset(kind for kind, cls in EVENT_TYPES.items() if cls.stream == "duel" and getattr(cls, trait))
+def _has(kind: str, trait: str) -> bool:
+    """Whether duel kind ``kind``'s class declares ``trait`` (``events.Event``'s class attributes)."""
+    cls = kind_class(kind)
+    return cls is not None and cls.stream == "duel" and bool(getattr(cls, trait))
 
 
-#: Every duel kind's handler, as the rule modules registered them (``rules.base.handles``): a
-#: plain dict, built once, so the dispatch below costs what a literal table did.
-HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {
-    kind: handles[kind] for kind in EVENT_TYPES if kind in handles}
-_OPENERS = _kinds("opens_duel")
-#: What may still be recorded once a player has lost (``Event.after_loss``; the importer reads it too).
-AFTER_LOSS = _kinds("after_loss")
-_AFTER_END = _kinds("after_end")
-_KEEP_SUMMON_WINDOW = _kinds("keeps_summon_window")
-_KEEP_PASSES = _kinds("keeps_passes")
-_PENDULUM_SUMMON = _kinds("continues_pendulum_summon")
+def __getattr__(name: str) -> frozenset[str]:
+    """``AFTER_LOSS``: what may still be recorded once a player has lost (``Event.after_loss``; the
+    importer reads it), made on first use: it makes every kind (``events._lazy``)."""
+    if name != "AFTER_LOSS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..events import EVENT_TYPES
+    after_loss = globals()["AFTER_LOSS"] = frozenset(kind for kind in EVENT_TYPES if _has(kind, "after_loss"))
+    return after_loss
+
+
+#: Every duel kind's handler, as the rule modules registered them by kind (``rules.base.handles``):
+#: a plain dict, built once, so the dispatch below costs what a literal table did.
+HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {kind: handles[kind] for kind in kind_names() if kind in handles}
 _HAS_FACTS = card_text.HAS_FACTS
 
 # What the fold does around each kind's handler, as bits of one number per kind (``_PLAN``): every
@@ -90,28 +93,41 @@ _HAS_FACTS = card_text.HAS_FACTS
 
 def _traits(kind: str) -> int:
     """The bits of ``_PLAN`` that hold for ``kind``."""
-    return ((kind in _AFTER_END) * _ENDED_OK | (kind in _OPENERS) * _OPENS | (kind in AFTER_LOSS) * _LOST_OK
+    return (_has(kind, "after_end") * _ENDED_OK | _has(kind, "opens_duel") * _OPENS
+            | _has(kind, "after_loss") * _LOST_OK
             | (kind in card_text.MOVES_ON) * _MOVES_ON | (kind in timing.TIMED) * _TIMED
             | (kind in timing.TIMED and kind in timing.SENDS) * _SENDS
             | (kind in timing.TIMED and kind in card_text.OWING) * _OWING
             # what keeps the passes (uses no priority: a stats change, a coin, a judge's note) keeps
             # the summon's window too (SUM-03, SPS-11): else its two passes, kept, read as the end
-            | (kind not in _KEEP_SUMMON_WINDOW and kind not in _KEEP_PASSES) * _RESETS_WINDOW
-            | (kind not in _KEEP_PASSES) * _RESETS_PASSES
-            | (kind not in _PENDULUM_SUMMON) * _ENDS_PENDULUM
+            | (not _has(kind, "keeps_summon_window") and not _has(kind, "keeps_passes")) * _RESETS_WINDOW
+            | (not _has(kind, "keeps_passes")) * _RESETS_PASSES
+            | (not _has(kind, "continues_pendulum_summon")) * _ENDS_PENDULUM
             | (kind in turn.END_PHASE_EFFECTS) * _END_EFFECT)
 
 
-#: Per duel kind: its handler and its ``_traits``. A kind without a handler (a match event) has
-#: None and the traits of no kind in particular.
-_PLAN: dict[str, tuple[Callable[[DuelState, Event], None], int]] = {
-    kind: (handler, _traits(kind)) for kind, handler in HANDLERS.items()}
 _UNHANDLED = (None, _RESETS_WINDOW | _RESETS_PASSES | _ENDS_PENDULUM)
-#: The same per event class, with its kind: ``type(event)`` is a cheaper key than ``event.kind``,
+#: Per duel kind met: its handler and its ``_traits``. A kind without a handler (a match event) has
+#: None and the traits of no kind in particular (``_UNHANDLED``).
+_PLAN: dict[str, tuple[Callable[[DuelState, Event], None] | None, int]] = {}
+#: The same per event class met, with its kind: ``type(event)`` is a cheaper key than ``event.kind``,
 #: a class attribute read through the instance, which Python 3.11 does not specialise (one such
-#: read an event). An event of any other class (a subclass) is planned by its kind.
-_PLAN_OF: dict[type, tuple[Callable[[DuelState, Event], None], int, str]] = {
-    cls: (*_PLAN[kind], kind) for kind, cls in EVENT_TYPES.items() if kind in _PLAN and cls.kind == kind}
+#: read an event). Both are plain dicts filled on a kind's first event (``_plan``), so that no kind
+#: is made before it is met (``events._lazy``) and every event after pays one look-up.
+_PLAN_OF: dict[type, tuple[Callable[[DuelState, Event], None], int, str]] = {}
+
+
+def _plan(event: Event) -> tuple[Callable[[DuelState, Event], None] | None, int, str]:
+    """An event's plan the first time its class is met (``_PLAN_OF``); an event of any other class
+    than its kind's (a subclass) or of no duel kind (a match's) is planned by its kind each time."""
+    kind = event.kind
+    plan = _PLAN.get(kind)
+    if plan is None:
+        handler = HANDLERS.get(kind)
+        plan = _PLAN[kind] = _UNHANDLED if handler is None else (handler, _traits(kind))
+    if plan[0] is not None and made(kind) is type(event):
+        _PLAN_OF[type(event)] = (*plan, kind)
+    return (*plan, kind)
 
 
 def _out_of_place(state: DuelState, event: Event, handler: Callable | None, traits: int) -> None:
@@ -136,9 +152,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
     """
     try:
         handler, traits, kind = _PLAN_OF[type(event)]
-    except KeyError:                              # an event of another class (a subclass): by its kind
-        kind = event.kind
-        handler, traits = _PLAN.get(kind, _UNHANDLED)
+    except KeyError:                              # a class met first, or of another class (a subclass): by its kind
+        handler, traits, kind = _plan(event)
     if state.ended or not state.started or handler is None:   # one test for the rare cases
         _out_of_place(state, event, handler, traits)
     overrides = state.overrides

@@ -23,19 +23,36 @@ restored state knows exactly what the viewer knew then.
 from __future__ import annotations
 
 import bisect
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TYPE_CHECKING
 
 from ..i18n import N_, say
 from ..cards import CardDB
-from ..events import CardsSealed, EntryConfirmed, EntryCorrected, EntryDisputed, Event, JudgeNote, RolledBack, from_dict
+from ..events import Event, from_dict, made
 from ..state import DuelState, Violation
 from .base import RuleViolation, judges_word
 from .entries import Entries, Ruling
 from .fold import apply
 
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, JudgeNote, RolledBack
+
 CHECKPOINT_EVERY = 256
-#: The events a history applies itself, not the rules (``History.append``).
-_HISTORY_EVENTS = (RolledBack, EntryCorrected, EntryConfirmed, EntryDisputed)
+#: What ``History.append`` does with an event, by its class (``_role``): the rules apply it (a
+#: judge's note is also kept as a ruling), or the history does (a rollback, a correction, a
+#: confirmation or dispute of an entry).
+_PLAY, _NOTE, _ROLLBACK, _CORRECTION, _REMARK = range(5)
+_ROLE_KINDS = (("judge_note", _NOTE), ("rolled_back", _ROLLBACK), ("entry_corrected", _CORRECTION),
+               ("entry_confirmed", _REMARK), ("entry_disputed", _REMARK))
+#: Per event class met: its role. A plain dict, filled on each class's first event, so that the
+#: history's kinds are not made to be compared with (``events._lazy``) and each event pays one look-up.
+_ROLES: dict[type, int] = {}
+
+
+def _role(cls: type) -> int:
+    """The role of events of ``cls``: that of the first history kind it is (or subclasses)."""
+    role = next((role for kind, role in _ROLE_KINDS if (of := made(kind)) is not None and issubclass(cls, of)), _PLAY)
+    _ROLES[cls] = role
+    return role
 Hook = Callable[[int, DuelState], None]
 
 
@@ -108,21 +125,24 @@ class History:
         if self._before is not None:
             self._before(position, state)
         try:
-            if not isinstance(event, _HISTORY_EVENTS):   # the common case: an event of play, for the rules
+            role = _ROLES.get(type(event))
+            if role is None:
+                role = _role(type(event))
+            if role <= _NOTE:                      # the common case: an event of play, for the rules
                 apply(state, event)
                 self.effective.append((position, event))
                 self._since_checkpoint += 1
                 if state.unknown.reads != state.reads_before:
                     self.unknown_events += 1
-                if isinstance(event, JudgeNote):
+                if role == _NOTE:
                     self.entries.ruling(position, event)
                     if not _tables_call(event):    # the table's own word, theirs to withdraw
                         self.notes.append(position)
                     else:
                         self.calls.append((position, str(event.entered_by)))
-            elif isinstance(event, RolledBack):
+            elif role == _ROLLBACK:
                 self._roll_back(position, event)
-            elif isinstance(event, EntryCorrected):
+            elif role == _CORRECTION:
                 self._correct(position, event)
             else:
                 self._remark(position, event)
@@ -220,7 +240,7 @@ class History:
         for pos, ev in reversed(self.effective):   # the current turn's, latest first
             if pos < event.to:
                 break
-            if isinstance(ev, CardsSealed) and corrector != f"p{ev.player}":   # LOG-11: the sealer's word
+            if (sealed := made("cards_sealed")) is not None and isinstance(ev, sealed) and corrector != f"p{ev.player}":   # LOG-11: the sealer's word
                 raise RuleViolation("LOG-12", say("a correction strikes no other's seal: #{seal} is player {player}'s "
                                                   "seal of their hidden cards (they correct it, or a judge's "
                                                   "rollback goes back past it)", seal=pos, player=ev.player),

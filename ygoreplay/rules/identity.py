@@ -17,17 +17,19 @@ event that shows it does, and must open its seal (LOG-11, ``seals.opens``).
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, TYPE_CHECKING
 
 from ..i18n import N_, say
 from .. import seals
 from ..cards import CardFacts
-from ..events import (
-    BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, CardsOpened, CardsSealed, Event)
+from ..events import BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, HAND, MZONE, SZONE, Event
 from ..state import Card, DuelState
 from .base import call, fail, get_card, handles, impossible
 from .spell_trap import judge_unseen_set
 from .summon import judge_unseen_material, judge_unseen_pendulum, judge_unseen_sum, judge_unseen_summon
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import CardsOpened, CardsSealed
 
 _PARTS = ("main", "extra")
 
@@ -180,7 +182,7 @@ def forget_deck(state: DuelState, player: int) -> None:
 
 # -- seals ----------------------------------------------------------------------------------------
 
-@handles(CardsSealed)
+@handles("cards_sealed")
 def cards_sealed(state: DuelState, ev: CardsSealed) -> None:
     """Keep each seal on its card, to be opened later; the board does not change."""
     player = _sealer(state, ev)
@@ -200,7 +202,7 @@ def cards_sealed(state: DuelState, ev: CardsSealed) -> None:
         card.seal = [player, digest]
 
 
-@handles(CardsOpened)
+@handles("cards_opened")
 def cards_opened(state: DuelState, ev: CardsOpened) -> None:
     """Each card opened must open its seal (LOG-11) and agree with what was shown of it (LOG-10);
     from here on it is that card."""

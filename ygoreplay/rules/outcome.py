@@ -12,11 +12,11 @@ ZONE-16).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
 from ..events import (
-    ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, INT_MAX, MZONE, OVERLAY, SET, SZONE,
-    CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
-    LifePointsChanged, Loc, SetCardsShuffled, StatsChanged, ZoneChanged)
+    ATTACK, BANISHED, DECK, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, INT_MAX, MZONE, OVERLAY, SET, SZONE, Loc)
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
@@ -29,10 +29,15 @@ from .turn import control_lapse, end_phase_effect, stats_lapse
 from .win import late_lp_change
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import (
+        CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
+        LifePointsChanged, SetCardsShuffled, StatsChanged, ZoneChanged)
+
 PILES = frozenset((DECK, HAND, GY, BANISHED, EXTRA))
 
 
-@handles(CardMoved)
+@handles("card_moved")
 def card_moved(state: DuelState, ev: CardMoved) -> None:
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
     check_not_negated(state, ev, card.id)
@@ -234,7 +239,7 @@ def _default_position(card: Card, zone: str) -> str | None:
     return None
 
 
-@handles(CardRevealed)
+@handles("card_revealed")
 def card_revealed(state: DuelState, ev: CardRevealed) -> None:
     for card in [get_card(state, ev, c) for c in ev.cards]:
         card.revealed = True
@@ -269,7 +274,7 @@ def _land(state: DuelState, card: Card, lifted: tuple[tuple, list[str], int | No
         attack.defender_monsters = attack.defender_monsters - {card.id + LEFT} | {card.id}
 
 
-@handles(ControlChanged)
+@handles("control_changed")
 def control_changed(state: DuelState, ev: ControlChanged) -> None:
     card = get_card(state, ev, ev.card)
     if card.zone not in ON_FIELD:
@@ -306,7 +311,7 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
         end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
-@handles(CardsSwapped)
+@handles("cards_swapped")
 def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     """Two cards trade places: each goes to the other's controller and zone, in one step, and
     stays what it is (CTRL-02 when the controllers differ, ZONE-16). Only an effect does it
@@ -345,7 +350,7 @@ def cards_swapped(state: DuelState, ev: CardsSwapped) -> None:
     settle_equips(state, stranded)
 
 
-@handles(SetCardsShuffled)
+@handles("set_cards_shuffled")
 def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
     """A player's Set cards shuffled among the zones they hold, all at once: each stays the same
     card, Set, in its new zone (ZONE-16). They are one player's cards in one row, the zones are
@@ -379,7 +384,7 @@ def set_cards_shuffled(state: DuelState, ev: SetCardsShuffled) -> None:
         _land(state, card, lift, row, controller, zone, card.position)
 
 
-@handles(ZoneChanged)
+@handles("zone_changed")
 def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
     """A card moved by an effect to another zone of its controller's row, staying on the field
     (ZONE-16): nothing about it is forgotten (its summon, counters, materials, equips). The zone
@@ -429,7 +434,7 @@ def zone_changed(state: DuelState, ev: ZoneChanged) -> None:
         side.szone[zone] = card.id
 
 
-@handles(StatsChanged)
+@handles("stats_changed")
 def stats_changed(state: DuelState, ev: StatsChanged) -> None:
     card = get_card(state, ev, ev.card)
     check_not_negated(state, ev)
@@ -450,7 +455,7 @@ def stats_changed(state: DuelState, ev: StatsChanged) -> None:
         end_phase_effect(state, ev)                            # TURN-08, PRIO-01: priority again
 
 
-@handles(CountersChanged)
+@handles("counters_changed")
 def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     card = get_card(state, ev, ev.card)
     check_not_negated(state, ev)
@@ -474,7 +479,7 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
         card.counters.pop(ev.counter, None)
 
 
-@handles(LifePointsChanged)
+@handles("life_points_changed")
 def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     player = player_of(state, ev)
     if ev.amount < 0:
@@ -515,13 +520,13 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
         state.must_lose[player] = "lp"                        # WIN-01
 
 
-@handles(CoinTossed)
+@handles("coin_tossed")
 def coin_tossed(state: DuelState, ev: CoinTossed) -> None:
     if not ev.results:
         impossible(state, ev, "LOG-05", N_("a coin toss has at least one result"))
 
 
-@handles(DieRolled)
+@handles("die_rolled")
 def die_rolled(state: DuelState, ev: DieRolled) -> None:
     if not ev.results or any(not 1 <= r <= 6 for r in ev.results):
         impossible(state, ev, "LOG-05", say("a die shows 1 to 6, not {results}", results=list(ev.results)))

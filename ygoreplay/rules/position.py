@@ -2,16 +2,21 @@
 the flip of an attacked face-down monster before damage calculation (POS-04, BATTLE-12)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE, PositionChanged
+from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE
 from ..state import Card, DuelState
 from .base import check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of
 from .summon import check_flip, summoned_this_turn
 
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import PositionChanged
+
 FACE_DOWN = (SET, FACEDOWN_ATTACK)
 
 
-@handles(PositionChanged)
+@handles("position_changed")
 def position_changed(state: DuelState, ev: PositionChanged) -> None:
     card = get_card(state, ev, ev.card)
     new = ev.position

@@ -8,20 +8,22 @@ position is refused whole when it is not a possible board.
 from __future__ import annotations
 
 from operator import is_
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from ..i18n import N_, say
 from ..cards import CardFacts
 from ..decks import Banlist, Problem, banlist_hash, banlist_problems, deck_problems
 from ..events import (
-    ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND,
-    MONSTER_POSITIONS, MZONE, OVERLAY, SET, SZONE, DeckRegistered, DeckShuffled, DuelStarted, Event,
-    PositionSetUp)
+    ATTACK, BANISHED, BATTLE_STEPS, DECK, DEFENSE, EXTRA, FACEDOWN, FACEUP, FZONE, GY, HAND, MONSTER_POSITIONS, MZONE,
+    OVERLAY, SET, SZONE, Event)
 from ..rulesets import RULESETS
 from ..state import Card, DuelState, Side, add_deck_cards
 from ..text import name_key, printable
 from .base import call, fail, handles, impossible
 from .identity import forget_deck
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import DeckRegistered, DeckShuffled, DuelStarted, PositionSetUp
 
 def facts_for(state: DuelState, ev: Event, code: int) -> CardFacts:
     """A passcode's facts (CARD-01); 0 is a card the record does not know (``rules.identity``)."""
@@ -42,7 +44,7 @@ def _facts_of(state: DuelState, ev: Event, codes: tuple[int, ...]) -> list[CardF
     return facts
 
 
-@handles(DuelStarted)
+@handles("duel_started")
 def duel_started(state: DuelState, ev: DuelStarted) -> None:
     if state.started:
         impossible(state, ev, "LOG-03", N_("the duel has already started"))
@@ -95,7 +97,7 @@ def duel_started(state: DuelState, ev: DuelStarted) -> None:
     state.use_ruleset(ev.ruleset)          # MR3: separate Pendulum Zones, S/T 5 and 6 (CONF-09)
 
 
-@handles(DeckRegistered)
+@handles("deck_registered")
 def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -133,7 +135,7 @@ def deck_registered(state: DuelState, ev: DeckRegistered) -> None:
     side.order_known = not ev.unordered and 0 not in ev.main     # ids of unknown cards are only names
 
 
-@handles(DeckShuffled)
+@handles("deck_shuffled")
 def deck_shuffled(state: DuelState, ev: DeckShuffled) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -216,7 +218,7 @@ _CARD_FLAGS = {"code", "id", "owner", "position", "summoned", "set", "position_c
                "materials", "atk", "defense", "level", "counters", "properly_summoned", "token"}
 
 
-@handles(PositionSetUp)
+@handles("position_set_up")
 def position_set_up(state: DuelState, ev: PositionSetUp) -> None:
     """Place every card as a judge describes the board; refuse a board that cannot exist."""
     if state.started:

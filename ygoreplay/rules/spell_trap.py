@@ -6,17 +6,22 @@ Which Spells and Traps may be activated when, and where they go; the chain they 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Sequence
 
 from ..i18n import N_, say
 from ..cards import CardFacts
-from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Activated, Event, SpellTrapSet
+from ..events import FACEUP, FZONE, GY, HAND, MZONE, SET, SZONE, Event
 from ..state import Card, DuelState
 from . import card_text
 from .base import (
     call, fail, get_card, handles, impossible, open_game_state, player_of, put, refuse_by_identity, take,
     unseen_by_writer)
 from .zones import check_spell_trap_zone, in_pendulum_zone, pendulum_zones, ruleset_of
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import Activated, SpellTrapSet
 
 #: After resolution these go to the GY (SPELL-04, TRAP-04); the others stay on the field.
 LEAVES_AFTER_RESOLVING = frozenset(("normal", "quickplay", "ritual", "counter"))
@@ -33,7 +38,7 @@ def leaves_after_resolving(facts: CardFacts) -> bool:
             and facts.code not in STAYS_ON_THE_FIELD and facts.alias not in STAYS_ON_THE_FIELD)
 
 
-@handles(SpellTrapSet)
+@handles("spell_trap_set")
 def spell_trap_set(state: DuelState, ev: SpellTrapSet) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)

@@ -28,18 +28,19 @@ XYZ-04, PEND-04) sends the monsters to the GY and does not count as properly sum
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, TYPE_CHECKING
 
 from ..i18n import N_, say
 from ..cards import HIDDEN_NAME, CardFacts, CardType
-from ..events import (
-    ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event, FlipSummoned,
-    MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated)
+from ..events import ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event
 from ..state import Card, DuelState
 from .base import (
     check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import FlipSummoned, MonsterSet, NormalSummoned, SpecialSummoned, SummonNegated, TokenCreated
 
 #: SPS-03: a Special Summon (a Token's too) into a taken monster zone is refused as this rule.
 SPS_03 = "SPS-03"
@@ -199,17 +200,17 @@ def _check_normal_summon_used(state: DuelState, ev: Event, player: int) -> None:
                                       player=player, turn=state.turn))
 
 
-@handles(NormalSummoned)
+@handles("normal_summoned")
 def normal_summoned(state: DuelState, ev: NormalSummoned) -> None:
     _normal_summon(state, ev, ev.position)
 
 
-@handles(MonsterSet)
+@handles("monster_set")
 def monster_set(state: DuelState, ev: MonsterSet) -> None:
     _normal_summon(state, ev, SET)
 
 
-@handles(FlipSummoned)
+@handles("flip_summoned")
 def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     player = player_of(state, ev)
     card = get_card(state, ev, ev.card)
@@ -344,7 +345,7 @@ def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
     return out
 
 
-@handles(SpecialSummoned)
+@handles("special_summoned")
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     player = state.turn_player if ev.player is None else ev.player
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
@@ -822,7 +823,7 @@ _MATERIAL_CHECKS = {"synchro": _check_synchro, "xyz": _check_xyz, "link": _check
 
 # -- negation and tokens ----------------------------------------------------------------------------
 
-@handles(SummonNegated)
+@handles("summon_negated")
 def summon_negated(state: DuelState, ev: SummonNegated) -> None:
     """SUM-03, SYN-04, XYZ-04, PEND-04: a summon negated as it is attempted. The monster goes to the
     GY (a Pendulum too, not the Extra Deck; a Token vanishes; an Xyz monster's materials go with it,
@@ -867,7 +868,7 @@ def negation_unfinished(state: DuelState, ev: Event) -> None:
                                        rest=", ".join(card.id for card in left)))
 
 
-@handles(TokenCreated)
+@handles("token_created")
 def token_created(state: DuelState, ev: TokenCreated) -> None:
     player = player_of(state, ev)
     if ev.card in state.cards:

@@ -20,10 +20,15 @@ the card moves again.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import Activated, Event
+from ..events import Event
 from ..state import Card, DuelState
 from .effects import candidates
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import Activated
 
 #: What "happens" while a chain link resolves; bookkeeping (a link resolving, a pass, a note) and
 #: a card that leaves the field after resolving by the rules (SPELL-04) do not.

@@ -1,10 +1,10 @@
 """Turns, phases, steps, draws and the hand limit (TURN, SETUP-02/04, HAND, BATTLE-01, NIS-04)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import (
-    GY, HAND, MZONE, CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered,
-    PriorityPassed, StatsChanged, StepEntered, TurnStarted)
+from ..events import GY, HAND, MZONE
 from ..state import DuelState
 from . import card_text
 from .base import (
@@ -13,6 +13,11 @@ from .base import (
 from .battle import damage_step_begins, left_uncalculated
 from .chain import forget_takers
 from .spell_trap import check_equips, settle_equips
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import (
+        CardMoved, CardsDrawn, ControlChanged, CountersChanged, HandSizeDiscard, LifePointsChanged, PhaseEntered,
+        PriorityPassed, StatsChanged, StepEntered, TurnStarted)
 
 HAND_LIMIT = 6
 
@@ -27,7 +32,7 @@ STEP_AFTER: dict[str | None, tuple[str, ...]] = {
     "start": ("battle", "end"), "battle": ("damage", "end"), "damage": ("battle", "end"), "end": ()}
 
 
-@handles(CardsDrawn)
+@handles("cards_drawn")
 def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
     player = state.turn_player if ev.player is None else ev.player
     if player not in (0, 1):
@@ -86,7 +91,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
         state.normal_draw_done = True
 
 
-@handles(TurnStarted)
+@handles("turn_started")
 def turn_started(state: DuelState, ev: TurnStarted) -> None:
     player = ev.player
     if player not in (0, 1):
@@ -138,7 +143,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
         settle_equips(state, stranded)
 
 
-@handles(PhaseEntered)
+@handles("phase_entered")
 def phase_entered(state: DuelState, ev: PhaseEntered) -> None:
     if state.turn == 0:
         impossible(state, ev, "LOG-03", N_("no turn has started"))
@@ -191,7 +196,7 @@ def _draw_owed(state: DuelState, ev: PhaseEntered | PriorityPassed, left: bool) 
                                "first, and only then does anyone hold priority and pass", turn_player=turn_player))
 
 
-@handles(StepEntered)
+@handles("step_entered")
 def step_entered(state: DuelState, ev: StepEntered) -> None:
     if state.phase != "battle":
         fail(state, ev, "BATTLE-01", say("{step} is a Battle Phase step; this is the {phase_name}",
@@ -235,7 +240,7 @@ def close_attack(state: DuelState, ev) -> None:
     state.attack = None
 
 
-@handles(PriorityPassed)
+@handles("priority_passed")
 def priority_passed(state: DuelState, ev: PriorityPassed) -> None:
     """PRIO-01/03, CHAIN-04: who may pass. The turn player holds priority first in every phase and
     step, and again once a chain has resolved; activating or passing hands it to the opponent, so
@@ -281,7 +286,7 @@ _NO_EFFECT_MOVES = frozenset(("cost", "resolved", "negated", "rule"))
 #: The kinds an End Phase effect's change is recorded as (``end_phase_effect``) that ``fold.apply``
 #: hands to it after their handler, in the End Phase once a player passed. A stats or a control
 #: change is handed to it by its handler, which first tells whether it is a lapse (TURN-08).
-END_PHASE_EFFECTS = frozenset(cls.kind for cls in (CardMoved, LifePointsChanged, CountersChanged))
+END_PHASE_EFFECTS = frozenset(("card_moved", "life_points_changed", "counters_changed"))
 
 
 def end_phase_effect(state: DuelState,
@@ -341,7 +346,7 @@ def control_lapse(state: DuelState, card_id: str, exits: int, cause: str | None,
     return False
 
 
-@handles(HandSizeDiscard)
+@handles("hand_size_discard")
 def hand_size_discard(state: DuelState, ev: HandSizeDiscard) -> None:
     player = state.turn_player if ev.player is None else ev.player
     hand = state.sides[player].hand

@@ -1,10 +1,15 @@
 """The end of the duel (WIN-01..05): who lost, and that nothing follows."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..i18n import N_, say
-from ..events import DuelEnded, Event, LifePointsChanged
+from ..events import Event
 from ..state import DuelState
 from .base import fail, handles
+
+if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..events import DuelEnded, LifePointsChanged
 
 #: The rule behind each way of losing.
 LOSS_RULES = {"lp": "WIN-01", "deck_out": "WIN-02"}
@@ -41,7 +46,7 @@ def late_lp_change(state: DuelState, ev: LifePointsChanged) -> bool:
     return late
 
 
-@handles(DuelEnded)
+@handles("duel_ended")
 def duel_ended(state: DuelState, ev: DuelEnded) -> None:
     expected = expected_result(state)
     if expected is not None:
