@@ -168,10 +168,13 @@ def forget_deck(state: DuelState, player: int) -> None:
     """A Deck shuffled where the recorder could not follow: its cards are unknown again, and each
     identity goes back on the decklist it came from. A card a device named, shuffled in at a paper
     table, is no longer dealt back by the next draw, nor found among the Deck's cards by its owner's
-    device (``base.hidden_from_writer`` does not hide its own Deck from it)."""
+    device (``base.hidden_from_writer`` does not hide its own Deck from it). Nor sealed (LOG-11): a
+    seal said which card the id was, which the shuffle hid; kept, the next card drawn opened as
+    the card sealed, and its holder's seal of it was flagged "sealed already" (LOG-04)."""
     for card_id in state.sides[player].deck:
         card = state.cards[card_id]
         card.unseen_play = None                  # which card this id is, the shuffle hid: its plays too
+        card.seal = None                         # and its seal (LOG-11)
         if card.code and not card.is_token:
             part = _part(state, card)
             if part is not None:
