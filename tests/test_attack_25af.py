@@ -21,16 +21,20 @@ from click.testing import CliRunner
 from duel import CARDS
 from test_attack_25ad import ROOT
 from ygoreplay.cli import main
-from ygoreplay.events import EntryCorrected, JudgeNote, RolledBack
+from ygoreplay.events import EntryCorrected, JudgeNote, RolledBack, Shows
 from ygoreplay.jsonl import read_events
 from ygoreplay.rules import History, RuleViolation
 
 
 def _witnessed() -> list:
-    """The sample duel, witnessed, each entry the table recorder's."""
+    """The sample duel, witnessed, each entry the table recorder's: an activated card named as the
+    recorder names it, seeing it face-up (LOG-05, ``shows``), from the registered Decks."""
     events = read_events(ROOT / "replays" / "won-by-damage.jsonl")
     events[0] = dataclasses.replace(events[0], witnessed=True)
-    return [dataclasses.replace(e, entered_by="recorder") for e in events]
+    decks = {e.player: e.main for e in events if e.kind == "deck_registered"}
+    named = [dataclasses.replace(e, shows=Shows(((e.card, decks[int(e.card[1])][int(e.card[4:])]),)))
+             if e.kind == "activated" else e for e in events]
+    return [dataclasses.replace(e, entered_by="recorder") for e in named]
 
 
 def _invoke(*args: str):
