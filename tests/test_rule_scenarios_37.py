@@ -67,7 +67,8 @@ Found and not changed (the state keeps no record of it yet): a trigger activated
 moved on past the event it answers (EFF-04). Test If Mole destroyed by Dark Hole in Main Phase 1,
 its "if" trigger activated after the Battle Phase began, after a Normal Summon, or in the next turn:
 accepted. Judging it needs, for every card, the point at which it last moved, kept through
-snapshots; the mandatory ones owed are judged (GEN-03), the optional ones are not.
+snapshots; the mandatory ones owed are judged (GEN-03), the optional ones are not. (Judged since
+judge21b: ``test_rule_scenarios_38``.)
 
 Not changed, left for a ruling the catalogue does not give: a Continuous Trap moved to the GY with
 the reason ``resolved`` after its activation resolved (TRAP-04 says it stays; the EDOPro importer

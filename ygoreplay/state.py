@@ -349,7 +349,9 @@ class DuelState:
         self.flags: list[Violation] | None = None
         self.turn_began = 0                            # the current turn's turn_started (LOG-12)
         # What the cards' scripts oblige or limit (``rules.card_text``): triggers owed, count limits used
-        self.card_text: list = [{}, {}, {}, {}, False, False, None]
+        # and since when the cards with triggers on their own events were where they are (EFF-04:
+        # {card: [zone, field visits, event index]}), the index of the event the duel last moved on at
+        self.card_text: list = [{}, {}, {}, {}, False, False, None, {}, 0]
 
     def deck_ordered(self, player: int) -> bool:
         """Does the record know which card is where in ``player``'s Deck (ZONE-11)? Else any
@@ -563,12 +565,15 @@ class DuelState:
         version's, which may lack some, one by one: a name no slot has is dropped), the card facts
         looked up in one call, the cards built in one loop (``_cards_from_rows``)."""
         state = cls(cards)
+        made_text = state.card_text
         scalars = data["scalars"]
         if scalars.keys() == _SCALAR_NAMES:
             _assign_scalars(state, _scalar_values(scalars))
         else:                                      # an older version's: what it holds (the rest as made)
             for name in scalars.keys() & _SCALAR_NAMES:
                 setattr(state, name, scalars[name])
+        if len(state.card_text) < len(made_text):   # stored before EFF-04's window was kept: none seen
+            state.card_text.extend(made_text[len(state.card_text):])
         for name in ("players", "options"):
             if name in scalars:
                 setattr(state, name, tuple(scalars[name]))

@@ -16,6 +16,11 @@
   negate effects is face-up on the field or has been activated in the duel (``BLOCKERS``), when
   the card's script calls a shared procedure, or when the card's facts were not read (a database
   stored before ``condition`` was read): a false call is worse than silence.
+* **A trigger in its window** (EFF-04, NIS-02): the triggers of a card's own events (its summon,
+  its being sent to the GY, destroyed or banished) are activated in the chain built right after
+  them: once the duel has moved on as above, a card whose script declares only such triggers
+  activating one answers nothing (``after_its_window``; optional triggers too, which GEN-03 does
+  not reach). Undecided where the card was not seen going where it is (``after_its_window``).
 * **Once-per-turn limits** (TEXT-01, our own ID for a card's own text that no game rule states):
   an activation uses the ``SetCountLimit`` of the effect activated, decided only when every effect
   the activation may be (the card activation of a Spell/Trap; else every activated effect of the
@@ -36,8 +41,10 @@
 The state keeps (``state.card_text``): the triggers owed ``{card: [what happened, field visits,
 zone]}``, the uses this turn and this duel ``{key: count}``, the chain links whose use an
 activation negation gives back ``{link: [key, per duel]}``, whether a card that may stop
-activations (and one that may give effects) has been activated, and whether the duel's cards have
-any facts at all (None until asked), so a duel whose cards have none pays one look.
+activations (and one that may give effects) has been activated, whether the duel's cards have
+any facts at all (None until asked), so a duel whose cards have none pays one look, where the
+cards with triggers on their own events last went ``{card: [zone, field visits, event index]}``,
+and the index of the event at which the duel last moved on.
 """
 from __future__ import annotations
 
@@ -49,13 +56,13 @@ from ..effect_facts import HELPER, EffectFact
 from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, SZONE, Event
 from ..i18n import N_, say
 from ..state import Card, DuelState
-from .base import fail
-from .effects import SUMMON_PROCEDURES, may_be_given, script_effects
+from .base import fail, unseen_by_writer
+from .effects import SUMMON_PROCEDURES, candidates, may_be_given, script_effects
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
     from ..events import Activated
 
-OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS = range(7)
+OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS, SEEN, MOVED_ON = range(9)
 
 #: Lasting effects that may keep a trigger from being activated (a negation, a floodgate).
 BLOCKERS = frozenset(("EFFECT_DISABLE", "EFFECT_DISABLE_EFFECT", "EFFECT_CANNOT_TRIGGER", "EFFECT_CANNOT_ACTIVATE",
@@ -112,8 +119,9 @@ def _owed_effects(facts: tuple[EffectFact, ...], happened: str) -> list[EffectFa
 def owe(state: DuelState, event: Event) -> None:
     """After ``event`` (an ``OWING`` kind) was applied: the cards it left owing a mandatory trigger
     (none in the Damage Step, where what may be activated has rules of its own: BATTLE-09)."""
-    if state.step == "damage" or not _has_facts(state):
+    if not _has_facts(state):
         return
+    in_damage_step = state.step == "damage"
     kind = event.kind
     happened: list[tuple[str, tuple[str, ...]]] = []
     if kind == "card_moved":
@@ -135,11 +143,15 @@ def owe(state: DuelState, event: Event) -> None:
         for sent in getattr(event, "tributes", ()) or ():
             if sent in state.cards and state.cards[sent].zone == GY:
                 happened.append((sent, ("EVENT_TO_GRAVE",)))
-    owed = state.card_text[OWED]
+    owed, seen = state.card_text[OWED], state.card_text[SEEN]
     for card_id, events in happened:
         card = state.cards[card_id]
         facts = script_effects(state, card)
-        if not events or not _read(facts):
+        if not _read(facts):
+            continue
+        if any(f.kind == "trigger" and "single" in f.types and f.code in _OWN_EVENTS for f in facts):
+            seen[card_id] = [card.zone, card.field_exits, state.index]   # EFF-04: where its window opened
+        if not events or in_damage_step:
             continue
         for name in events:
             if _owed_effects(facts, name):
@@ -169,9 +181,44 @@ def left_behind(state: DuelState, event: Event) -> None:
 
 
 def moved_on(state: DuelState) -> None:
-    """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer."""
+    """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer, and
+    what happened before it is past every trigger's window (EFF-04, ``after_its_window``)."""
     if not (state.chain or state.resolving):
-        state.card_text[OWED] = {}
+        text = state.card_text
+        text[OWED] = {}
+        text[MOVED_ON] = state.index
+
+
+#: A card's own events the window is kept for (``owe`` notes them): its trigger on one of them
+#: answers the last recorded thing that happened to it.
+_OWN_EVENTS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVENT_FLIP_SUMMON_SUCCESS",
+                         "EVENT_TO_GRAVE", "EVENT_DESTROYED", "EVENT_REMOVE"))
+
+
+def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """EFF-04 (a trigger "activates at the timing its text states"; NIS-02: the chain of triggers
+    is built right after the event, before any new action): a card whose script's triggers all
+    answer its own summon, its being sent to the GY, destroyed or banished (``_OWN_EVENTS``),
+    activating one when the last of those that was recorded for it (``owe``: where it went, at
+    which event) came before the duel last moved on (``moved_on``: an action of an open game
+    state, a new phase, step or turn, with no chain open). Undecided when it was not seen to go
+    where it is (moved by what ``owe`` does not read, or before a snapshot that kept no
+    ``SEEN``), its script was not read, it may have been given an effect, or the event's writer
+    may not see it (``unseen_by_writer``)."""
+    text = state.card_text
+    seen = text[SEEN].get(card.id)
+    if seen is None or seen[2] >= text[MOVED_ON] or seen[0] != card.zone or seen[1] != card.field_exits:
+        return None
+    found = candidates(state, card, ev.effect_type)
+    if not found or any(f.kind != "trigger" or "single" not in f.types or f.code not in _OWN_EVENTS for f in found):
+        return None
+    if may_be_given(state, card) or unseen_by_writer(state, ev, card):
+        return None
+    return "EFF-04", say("{name}'s script declares only triggers on its own summon or on its being sent to the GY, "
+                         "destroyed or banished ({codes}), and the last of those recorded for it came before the duel "
+                         "moved on: a trigger is activated in the chain built right after its event, not after a new "
+                         "action, phase, step or turn", name=card.name,
+                         codes=", ".join(sorted({f.code for f in found})))
 
 
 _HAPPENED = {"EVENT_SUMMON_SUCCESS": N_("Normal Summoned"), "EVENT_SPSUMMON_SUCCESS": N_("Special Summoned"),
@@ -325,5 +372,5 @@ def new_turn(state: DuelState) -> None:
         state.card_text[TURN_USES] = {}
 
 
-__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "chain_over", "left_behind", "moved_on", "negated",
+__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind", "moved_on", "negated",
            "new_turn", "owe", "text_allows", "used"]

@@ -129,7 +129,7 @@ def activated(state: DuelState, ev: Activated) -> None:
     if effect_type in _TRIGGERS:
         must = mandatory(state, ev, card)
         why = ((missed(state, ev, card) if state.timing[3] else None) or wrong_summon(state, ev, card)
-               or never_triggered(state, ev, card))
+               or never_triggered(state, ev, card) or card_text.after_its_window(state, ev, card))
         if why:
             fail(state, ev, *why)
     if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be

@@ -771,7 +771,8 @@ TABLE: tuple[Rule, ...] = (
     enforced("EFF-03", "A Continuous effect is never activated: a monster whose script has only lasting effects activates none.",
              "rules/card_text.py", "test_rules_card_text.py::test_eff_03_eff_07_a_monster_activates_the_effects_its_script_declares",
              "test_rules_card_text.py::test_eff_03_a_monster_with_only_continuous_effects_activated_refused"),
-    enforced("EFF-04", "A Trigger effect is Speed 1: chained only with simultaneous triggers.", "rules/chain.py rules/effects.py",
+    enforced("EFF-04", "A Trigger effect is Speed 1: chained only with simultaneous triggers.",
+             "rules/chain.py rules/effects.py rules/card_text.py",
              "test_rules_card_text.py::test_eff_04_triggers_chained_together_whatever_the_record_calls_them",
              "test_rules_card_text.py::test_eff_04_a_trigger_chained_to_a_spell_refused"),
     enforced("EFF-05", "A FLIP effect triggers on any flip face-up, once for each flip, is mandatory, and after an attack "

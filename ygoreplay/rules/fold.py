@@ -83,7 +83,7 @@ def __getattr__(name: str) -> frozenset[str]:
 #: Every duel kind's handler, as the rule modules registered them by kind (``rules.base.handles``):
 #: a plain dict, built once, so the dispatch below costs what a literal table did.
 HANDLERS: dict[str, Callable[[DuelState, Event], None]] = {kind: handles[kind] for kind in kind_names() if kind in handles}
-_HAS_FACTS = card_text.HAS_FACTS
+_HAS_FACTS, _SEEN = card_text.HAS_FACTS, card_text.SEEN
 
 # What the fold does around each kind's handler, as bits of one number per kind (``_PLAN``): every
 # event pays one dict look-up for its handler and these, instead of one set look-up for each.
@@ -190,8 +190,8 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
-    if traits & _MOVES_ON and state.card_text[0]:
-        card_text.moved_on(state)                # nothing is owed past it
+    if traits & _MOVES_ON and (state.card_text[0] or state.card_text[_SEEN]):
+        card_text.moved_on(state)                # nothing is owed past it, no trigger waits (EFF-04)
     if traits & _TIMED and (traits & _SENDS or state.resolving or state.timing[3]):
         timing.after(state, event)               # NIS-06: what happened last, who missed the timing
     if traits & _OWING and state.card_text[_HAS_FACTS] is not False:
