@@ -35,6 +35,31 @@ def _own_data_folder(tmp_path_factory):
             os.environ[name] = value
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_tls_context_for_httpx():
+    """Every ``httpx.get``/``post`` a test makes (hundreds: a service's ``/health`` polled until it
+    is up, each request of the service tests) builds a client, and each client built a TLS context
+    of its own, loading certifi's bundle: 55 ms of CPU a request, for services on plain
+    ``http://127.0.0.1`` that never use it. The worker's clients share the one default context
+    (the same settings httpx makes; a client given its own ``verify`` still gets what it asks)."""
+    from httpx._transports import default
+
+    made = default.create_ssl_context
+    shared: dict[tuple, object] = {}
+
+    def create_ssl_context(verify=True, cert=None, trust_env=True):
+        if verify is not True or cert is not None:
+            return made(verify=verify, cert=cert, trust_env=trust_env)
+        key = (trust_env, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+        if key not in shared:
+            shared[key] = made(verify=verify, cert=cert, trust_env=trust_env)
+        return shared[key]
+
+    default.create_ssl_context = create_ssl_context
+    yield
+    default.create_ssl_context = made
+
+
 @pytest.fixture(autouse=True)
 def _ctrl_c_as_found():
     """Every test leaves the worker's SIGINT handler as it found it: ``serve`` run in-process

@@ -86,7 +86,11 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "ygoreplay", "serve", "--port", str(self.port), "--store", store,
                  "--workers", str(workers)], env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            self._wait_up()
+            try:
+                self._wait_up()
+            except BaseException:
+                self.stop()         # no fixture holds it yet: left running, it served on for hours
+                raise
         finally:
             held.close()
 
