@@ -495,10 +495,12 @@ def event_kind(cls: type[E]) -> type[E]:
     if stray:
         raise ValueError(say("{kind}: a vocabulary for {names_list}, which is no field of it",
                              kind=kind, names_list=', '.join(map(repr, sorted(stray)))))
-    _KINDS[kind] = built
     _FIELDS[built] = fields
     _CHOICES_BY_KIND.update(((kind, name), words) for name, words in built.vocabularies.items())
     _ID_FIELDS_BY_KIND[kind] = tuple(f.name for f in fields if f.name in ID_FIELDS)
+    # registered last: another thread finds a kind being made (``_lazy``) whole or not at all (then
+    # waits for it in ``__getattr__``), never without its vocabularies, planned without them for good
+    _KINDS[kind] = built
     return built
 
 

@@ -851,7 +851,12 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
             raise StoreError(say("unknown store URL {url!r}: use a file path, sqlite:///path or "
                                  "postgresql://...", url=url))
         named = unquote(parsed.path) if parsed.scheme in ("sqlite", "file") else url
-    path = expand_user(path_text(named))              # str(Path(named).expanduser()), without pathlib
+    try:     # a NUL (``%00``) or a ``~user`` with no home: said as the URL's fault, not a bug's
+        if "\x00" in named:
+            raise ValueError("embedded null byte")
+        path = expand_user(path_text(named))          # str(Path(named).expanduser()), without pathlib
+    except (ValueError, RuntimeError) as exc:
+        raise StoreError(say("store URL {url!r}: {exc}", url=url, exc=exc)) from None
     exists = _check_sqlite(path, readonly, create)
     if not exists:
         from pathlib import Path

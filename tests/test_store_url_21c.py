@@ -1,0 +1,19 @@
+"""A store URL naming no file the system can open (a NUL, ``%00``; a ``~user`` with no home)
+is refused as the URL's fault, naming it, never an internal error (attack21c)."""
+from __future__ import annotations
+
+import pytest
+
+from ygoreplay.errors import StoreError
+from ygoreplay.store import Store
+
+
+@pytest.mark.parametrize("url", ["sqlite:duels%00.sqlite", "duels.sqlite\x00x", "~no-such-user-21c/duels.sqlite",
+                                 "sqlite:~no-such-user-21c/duels.sqlite"])
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_store_url_no_file_can_have_is_refused_naming_it(url, readonly, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError, match="store URL") as refused:
+        Store(url, readonly=readonly)
+    assert repr(url) in str(refused.value)
+    assert list(tmp_path.iterdir()) == []          # nothing was made
