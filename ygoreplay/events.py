@@ -551,7 +551,7 @@ def kind_names() -> list[str]:
     """Every kind's name, made or not, in ``EVENT_TYPES``'s order (nothing is made)."""
     duel = list(_CLASS_KINDS.values())
     known = set(duel)
-    return duel + [kind for kind in _KINDS if kind not in known]
+    return duel + [kind for kind in list(_KINDS) if kind not in known]   # copied at once: a thread may make one
 
 
 def made(kind: str) -> type[Event] | None:
