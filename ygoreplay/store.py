@@ -850,6 +850,11 @@ def _environment(url: str | None, readonly: bool, create: bool) -> tuple[dict[st
         if parsed.scheme not in ("", "sqlite", "file") and len(parsed.scheme) > 1:
             raise StoreError(say("unknown store URL {url!r}: use a file path, sqlite:///path or "
                                  "postgresql://...", url=url))
+        if parsed.scheme in ("sqlite", "file") and parsed.netloc not in ("", "localhost"):
+            # ``sqlite://x.sqlite`` (a host, no path) or ``file://otherhost/path``: not this machine's
+            # file, and never the local ``/path`` silently
+            raise StoreError(say("store URL {url!r}: {exc}", url=url,
+                                 exc=f"{parsed.netloc!r} is a host; a file here is sqlite:///path"))
         named = unquote(parsed.path) if parsed.scheme in ("sqlite", "file") else url
     try:     # a NUL (``%00``) or a ``~user`` with no home: said as the URL's fault, not a bug's
         if "\x00" in named:
