@@ -75,7 +75,7 @@ def test_a_paper_duel_recorded_in_japanese_with_a_judge_call(service, browser): 
     table.card("p1.m0")
     table.sheet_action("Attack", "target", "p0.m0")
     moves("", more=2)
-    table.card("p0.m1")
+    table.card("p0.m1")                         # named by the table as it was Set: the page names it (LOG-05)
     table.sheet_action("Activate")
     moves("")
     for name in ("pass", "pass", "resolve"):

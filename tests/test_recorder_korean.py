@@ -110,7 +110,7 @@ def test_a_paper_duel_recorded_in_korean_on_a_phone(service, browser):  # noqa: 
     keeper.settled(2)
     assert [(e["kind"], e.get("step")) for e in stored(service.url, duel)[-2:]] == [
         ("step_entered", "battle"), ("attack_declared", None)]
-    table.card("p0.m1")
+    table.card("p0.m1")                         # named by the table as it was Set: the page names it (LOG-05)
     table.sheet_action("Activate")
     keeper.settled()
     for move in ("pass", "pass", "resolve"):

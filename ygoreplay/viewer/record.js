@@ -461,6 +461,12 @@ class Recorder {
   // -- entering ------------------------------------------------------------------------------------
 
   enter(events, label) {
+    // An activated card is shown to all, so its entry names it (LOG-05): a Set card this page was
+    // told (the table named it as it was Set) is named on its activation with no second tap.
+    const activated = events[0].kind === "activated" ? this.cardOnBoard(events[0].card) : null;
+    if (activated && activated.code && activated.position === "set" && !(events[0].shows || {})[activated.id]) {
+      events = [{ ...events[0], shows: { ...(events[0].shows || {}), [activated.id]: activated.code } }, ...events.slice(1)];
+    }
     if (Object.keys(this.shows).length) {         // the names go on the entry that shows the cards
       const first = events[0];
       const named = this.sendable(first);

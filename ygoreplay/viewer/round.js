@@ -89,12 +89,9 @@ function seal(round) {
   const signed = round.signed;
   line.classList.toggle("unsigned", !signed);
   line.textContent = !signed
-    ? t("UNSIGNED: this round was written before rounds were signed; nothing vouches for its tables (one "
-      + "renumbered or dropped in the database would not be seen). The organiser may sign it as it "
-      + "stands: ygoreplay round sign {id}", { id: round.id })
+    ? t("UNSIGNED: this round was written before rounds were signed; nothing vouches for its tables (one renumbered or dropped in the database would not be seen). The organiser may sign it as it stands: ygoreplay round sign {id}", { id: round.id })
     : signed.late
-      ? t("Signed by the organiser's key {key} at {time}, after it was written unsigned: the signature "
-        + "vouches for the round as it stood then", { key: signed.key, time: signed.time })
+      ? t("Signed by the organiser's key {key} at {time}, after it was written unsigned: the signature vouches for the round as it stood then", { key: signed.key, time: signed.time })
       : t("Signed by the organiser's key {key} at {time}", { key: signed.key, time: signed.time });
 }
 
