@@ -9,7 +9,8 @@ Let through though illegal, now refused (a machine record) or kept and flagged (
   controller had opened and resolved an unrelated chain (Pot of Greed): accepted, as only a
   Normal Summon, an attack or a new phase, step or turn moved the duel on. A chain opened by
   something that is surely no trigger (a card activation; an effect of a card whose script
-  declares no trigger) now moves it on too; one opened by a trigger does not.
+  declares no trigger) now moves it on too, and so does a Synchro, Xyz or Link Summon by its
+  procedure (its materials' own triggers answer it); a chain opened by a trigger does not.
 * EFF-04 for a card's own move to the hand or the Deck (``EVENT_TO_HAND``, ``EVENT_TO_DECK``):
   not judged at all; now as its going to the GY is (GEN-03 too: a mandatory "if this card is
   added to your hand" trigger left unactivated).
@@ -116,6 +117,18 @@ HOLE = [{**HOLE_38[0], "sides": [{**HOLE_38[0]["sides"][0], "hand": [*HOLE_38[0]
 POT_CHAIN = [ev("activated", player=0, card="pot", zone=2), ev("chain_link_resolved", link=1),
              ev("cards_drawn", player=0, count=2, cause="pot"),
              ev("card_moved", card="pot", to=[0, "gy"], reason="resolved"), ev("chain_ended")]
+
+
+def test_eff_04_a_trigger_after_a_synchro_summon_by_its_procedure_refused() -> None:
+    """EFF-04: Dark Hole destroys Test If Mole; its controller then Synchro Summons Junk Warrior
+    (a summon by its procedure: an action of an open game state, with no chain) and only then
+    activates Test If Mole's trigger: refused. Before: accepted. The Synchro Materials' own
+    triggers answer that summon: legal right after it (``test_eff_04_a_synchro_material_s...``)."""
+    board = {**HOLE[0], "sides": [{**HOLE[0]["sides"][0], "mzone": [*HOLE[0]["sides"][0]["mzone"],
+                                                                     mon("junk", 63977008), mon("two", HAND_MOLE)],
+                                   "extra": [card("warrior", 60800381)]}, HOLE[0]["sides"][1]]}
+    summon = ev("special_summoned", player=0, card="warrior", zone=0, method="synchro", materials=["junk", "two"])
+    refused_with([board, *HOLE[1:], summon, trigger("if_mole")], "EFF-04", PAST, cards=CARDS)
 
 
 def test_eff_04_a_trigger_after_an_unrelated_chain_refused() -> None:

@@ -209,10 +209,14 @@ def left_behind(state: DuelState, event: Event) -> None:
                                      kind=event.kind.replace("_", " ")))
 
 
-def moved_on(state: DuelState) -> None:
+def moved_on(state: DuelState, since: int | None = None) -> None:
     """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer, and
-    what happened before it is past every trigger's window (EFF-04, ``after_its_window``)."""
-    if not (state.chain or state.resolving):
+    what happened before it is past every trigger's window (EFF-04, ``after_its_window``). A
+    Synchro, Xyz or Link Summon by its procedure moves the duel on ``since`` the first of the
+    moves of materials before it (theirs answer it); what it owes is judged later."""
+    if since is not None:
+        state.card_text[MOVED_ON] = since
+    elif not (state.chain or state.resolving):
         text = state.card_text
         text[OWED] = {}
         text[MOVED_ON] = state.index
