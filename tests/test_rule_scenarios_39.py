@@ -53,6 +53,15 @@ a second Extra Monster Zone; XMAT-01 detaching from a monster with no materials 
 legal); PEND-03 a Pendulum Summon outside the Scales (inside: legal); SPS-02 a second Pendulum
 Summon in a turn; SPS-12 reviving a Link monster never properly summoned; TOKEN-02 a Token sent
 to the hand vanishes (the move is the effect's; a Token gone is no card to move again, LOG-01).
+Also: XYZ-02 a Token as Xyz Material (as Link Material, LINK-04: legal); TOKEN-02 a Token Set;
+CTRL-01 activating the opponent's monster's effect; BATTLE-02/04 a direct attack past a monster
+in the Extra Monster Zone; POS-06 an Equip Spell on a face-down monster; a Set Trap in the
+opponent's turn, answering an attack (BATTLE-08: a new chain), legal; a Tribute Set of a Level 5,
+legal; SPELL-03 a Spell Set from the other player's hand; WIN-02 drawing past the Deck by an
+effect; ZONE-09 a Pendulum Scale in a middle zone (an outer one: legal); CHAIN-03 a Quick-Play
+chained to a Counter Trap (Mystical Space Typhoon on Pot of Greed: legal). At the table (a
+witnessed duel) each illegal one above is kept and flagged with its ID, except what no board can
+hold (a sixth monster or Spell/Trap, ZONE-01/08: refused) and a card that is not there (LOG-01).
 Undecided as designed (no script facts in the classic database): Mystical Space Typhoon in the
 Damage Step (BATTLE-09 needs the card's text).
 """
