@@ -53,11 +53,11 @@ from typing import TYPE_CHECKING
 import re
 
 from ..effect_facts import HELPER, EffectFact
-from ..events import BANISHED, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, SZONE, Event
+from ..events import BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event
 from ..i18n import N_, say
 from ..state import Card, DuelState
 from .base import fail, unseen_by_writer
-from .effects import SUMMON_PROCEDURES, candidates, may_be_given, script_effects
+from .effects import SUMMON_PROCEDURES, may_be_given, own_triggers, script_effects
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
     from ..events import Activated
@@ -70,8 +70,9 @@ BLOCKERS = frozenset(("EFFECT_DISABLE", "EFFECT_DISABLE_EFFECT", "EFFECT_CANNOT_
 #: Events after which no trigger waits: the actions of an open game state, the turn moving on.
 MOVES_ON = frozenset(("normal_summoned", "monster_set", "flip_summoned", "spell_trap_set", "attack_declared",
                       "phase_entered", "step_entered", "turn_started"))
-#: The kinds of event that may leave a card owing its trigger.
-OWING = frozenset(("normal_summoned", "monster_set", "flip_summoned", "special_summoned", "card_moved"))
+#: The kinds of event that may leave a card owing its trigger (a draw owes none: ``owe``).
+OWING = frozenset(("normal_summoned", "monster_set", "flip_summoned", "special_summoned", "card_moved",
+                   "cards_drawn"))
 _ACTIVATED_KINDS = frozenset(("ignition", "trigger", "flip", "quick"))
 #: The EFFECT_TYPE_* words a script's SetType may name (``card_scripts`` keeps them lower case).
 _KNOWN_TYPES = frozenset(("single", "field", "equip", "activate", "flip", "ignition", "trigger_o", "trigger_f",
@@ -118,19 +119,25 @@ def _owed_effects(facts: tuple[EffectFact, ...], happened: str) -> list[EffectFa
 
 def owe(state: DuelState, event: Event) -> None:
     """After ``event`` (an ``OWING`` kind) was applied: the cards it left owing a mandatory trigger
-    (none in the Damage Step, where what may be activated has rules of its own: BATTLE-09)."""
+    (none in the Damage Step, where what may be activated has rules of its own: BATTLE-09), and
+    where each card with triggers on its own events went (EFF-04: ``SEEN``). A summon's Tributes
+    and materials were sent too (SUM-07, SPS-09: their "if this card is sent to the GY" or "used
+    as material" triggers answer it); a drawn card is only noted (a draw owes nothing here)."""
     if not _has_facts(state):
         return
-    in_damage_step = state.step == "damage"
     kind = event.kind
     happened: list[tuple[str, tuple[str, ...]]] = []
     if kind == "card_moved":
         card = state.cards.get(event.card)
         if card is not None:
-            events = (("EVENT_TO_GRAVE",) if card.zone == GY else ()) + (
-                ("EVENT_REMOVE",) if card.zone == BANISHED else ()) + (
-                ("EVENT_DESTROYED",) if event.reason in ("destroyed", "battle") else ())
-            happened.append((event.card, events))
+            happened.append((event.card, _went(card.zone, event.reason) + (
+                ("EVENT_DESTROYED",) if event.reason in ("destroyed", "battle") else ())))
+    elif kind == "cards_drawn":
+        for drawn in event.cards:
+            card = state.cards.get(drawn)
+            if card is not None and card.zone == HAND:
+                _note(state, card, ())
+        return
     else:
         card = state.cards.get(event.card)
         if card is not None and card.zone == MZONE and card.position in FACE_UP_POSITIONS:
@@ -140,23 +147,45 @@ def owe(state: DuelState, event: Event) -> None:
                 happened.append((card.id, ("EVENT_FLIP_SUMMON_SUCCESS", "flip")))
             elif kind == "special_summoned":
                 happened.append((card.id, ("EVENT_SPSUMMON_SUCCESS",)))
-        for sent in getattr(event, "tributes", ()) or ():
-            if sent in state.cards and state.cards[sent].zone == GY:
-                happened.append((sent, ("EVENT_TO_GRAVE",)))
-    owed, seen = state.card_text[OWED], state.card_text[SEEN]
+        for sent in (getattr(event, "tributes", ()) or ()) + (getattr(event, "materials", ()) or ()):
+            if sent in state.cards:
+                happened.append((sent, _went(state.cards[sent].zone, "material")))
     for card_id, events in happened:
-        card = state.cards[card_id]
-        facts = script_effects(state, card)
-        if not _read(facts):
-            continue
-        if any(f.kind == "trigger" and "single" in f.types and f.code in _OWN_EVENTS for f in facts):
-            seen[card_id] = [card.zone, card.field_exits, state.index]   # EFF-04: where its window opened
-        if not events or in_damage_step:
-            continue
-        for name in events:
-            if _owed_effects(facts, name):
-                owed[card_id] = [name, card.field_exits, card.zone]
-                break
+        _note(state, state.cards[card_id], events)
+
+
+def paid(state: DuelState, card: Card, reason: str) -> None:
+    """CHAIN-11, EFF-04: ``card`` was paid as the cost of an activation (discarded, Tributed,
+    banished, sent to the GY): it was sent as surely as a resolving effect sends one, so its
+    triggers on going there answer it (``owe``)."""
+    if _has_facts(state):
+        _note(state, card, _went(card.zone, reason))
+
+
+def _went(zone: str, reason: str | None) -> tuple[str, ...]:
+    """The events of a card's own that its going to ``zone`` for ``reason`` raises."""
+    return _ARRIVALS.get(zone, ()) + (("EVENT_BE_MATERIAL",) if reason == "material" else ())
+
+
+#: The event a card's own trigger answers as it arrives in a zone (the Extra Deck is the Deck's).
+_ARRIVALS = {GY: ("EVENT_TO_GRAVE",), BANISHED: ("EVENT_REMOVE",), HAND: ("EVENT_TO_HAND",),
+             DECK: ("EVENT_TO_DECK",), EXTRA: ("EVENT_TO_DECK",), OVERLAY: ()}
+
+
+def _note(state: DuelState, card: Card, events: tuple[str, ...]) -> None:
+    """What happened to ``card`` (``events``: its own events, ``flip`` for a Flip Summon): where its
+    trigger window opened (EFF-04), and the mandatory trigger it now owes (GEN-03, EFF-05)."""
+    facts = script_effects(state, card)
+    if not _read(facts):
+        return
+    if any(f.kind == "trigger" and "single" in f.types and f.code in _OWN_EVENTS for f in facts):
+        state.card_text[SEEN][card.id] = [card.zone, card.field_exits, state.index]   # EFF-04: where its window opened
+    if not events or state.step == "damage":
+        return
+    for name in events:
+        if _owed_effects(facts, name):
+            state.card_text[OWED][card.id] = [name, card.field_exits, card.zone]
+            break
 
 
 def left_behind(state: DuelState, event: Event) -> None:
@@ -180,19 +209,38 @@ def left_behind(state: DuelState, event: Event) -> None:
                                      kind=event.kind.replace("_", " ")))
 
 
-def moved_on(state: DuelState) -> None:
+def moved_on(state: DuelState, since: int | None = None) -> None:
     """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer, and
-    what happened before it is past every trigger's window (EFF-04, ``after_its_window``)."""
-    if not (state.chain or state.resolving):
+    what happened before it is past every trigger's window (EFF-04, ``after_its_window``). A
+    Synchro, Xyz or Link Summon by its procedure moves the duel on ``since`` the first of the
+    moves of materials before it (theirs answer it); what it owes is judged later."""
+    if since is not None:
+        state.card_text[MOVED_ON] = since
+    elif not (state.chain or state.resolving):
         text = state.card_text
         text[OWED] = {}
         text[MOVED_ON] = state.index
 
 
+def opened(state: DuelState, ev: Activated, card: Card) -> None:
+    """EFF-04, NIS-02: an activation that opened a chain (Chain Link 1) and is surely no trigger (a
+    card activation, or a card whose script declares no trigger or FLIP effect) was made in an open
+    game state: the chain of the triggers waiting had to come first, so the duel has moved on past
+    their window as with any other action (``moved_on``). A card that may have been given an
+    effect, or whose script was not read, may have activated a trigger: nothing moves on."""
+    if ev.effect_type is not None:
+        facts = script_effects(state, card)
+        if not _read(facts) or any(f.kind in ("trigger", "flip") for f in facts) or may_be_given(state, card):
+            return
+    state.card_text[MOVED_ON] = state.index
+
+
 #: A card's own events the window is kept for (``owe`` notes them): its trigger on one of them
-#: answers the last recorded thing that happened to it.
+#: answers the last recorded thing that happened to it (its summon; its going to the GY, banished,
+#: to the hand or the Deck, by an effect, as a cost or as material; its destruction).
 _OWN_EVENTS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVENT_FLIP_SUMMON_SUCCESS",
-                         "EVENT_TO_GRAVE", "EVENT_DESTROYED", "EVENT_REMOVE"))
+                         "EVENT_TO_GRAVE", "EVENT_DESTROYED", "EVENT_REMOVE", "EVENT_TO_HAND", "EVENT_TO_DECK",
+                         "EVENT_BE_MATERIAL"))
 
 
 def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
@@ -209,21 +257,23 @@ def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, 
     seen = text[SEEN].get(card.id)
     if seen is None or seen[2] >= text[MOVED_ON] or seen[0] != card.zone or seen[1] != card.field_exits:
         return None
-    found = candidates(state, card, ev.effect_type)
-    if not found or any(f.kind != "trigger" or "single" not in f.types or f.code not in _OWN_EVENTS for f in found):
+    found = own_triggers(state, card, ev.effect_type)
+    if not found or any(f.code not in _OWN_EVENTS for f in found):
         return None
     if may_be_given(state, card) or unseen_by_writer(state, ev, card):
         return None
-    return "EFF-04", say("{name}'s script declares only triggers on its own summon or on its being sent to the GY, "
-                         "destroyed or banished ({codes}), and the last of those recorded for it came before the duel "
-                         "moved on: a trigger is activated in the chain built right after its event, not after a new "
-                         "action, phase, step or turn", name=card.name,
+    return "EFF-04", say("{name}'s script declares only triggers on what happens to it ({codes}), and the last of "
+                         "those recorded for it came before the duel moved on: a trigger is activated in the chain "
+                         "built right after its event, not after a new action (a chain opened by something else), "
+                         "phase, step or turn", name=card.name,
                          codes=", ".join(sorted({f.code for f in found})))
 
 
 _HAPPENED = {"EVENT_SUMMON_SUCCESS": N_("Normal Summoned"), "EVENT_SPSUMMON_SUCCESS": N_("Special Summoned"),
              "EVENT_FLIP_SUMMON_SUCCESS": N_("Flip Summoned"), "EVENT_TO_GRAVE": N_("sent to the GY"),
-             "EVENT_DESTROYED": N_("destroyed"), "EVENT_REMOVE": N_("banished")}
+             "EVENT_DESTROYED": N_("destroyed"), "EVENT_REMOVE": N_("banished"),
+             "EVENT_TO_HAND": N_("added to the hand"), "EVENT_TO_DECK": N_("returned to the Deck"),
+             "EVENT_BE_MATERIAL": N_("used as material")}
 
 
 def _blocked_on_field(state: DuelState) -> bool:
@@ -373,4 +423,4 @@ def new_turn(state: DuelState) -> None:
 
 
 __all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind", "moved_on", "negated",
-           "new_turn", "owe", "text_allows", "used"]
+           "new_turn", "opened", "owe", "paid", "text_allows", "used"]

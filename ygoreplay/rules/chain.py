@@ -184,6 +184,8 @@ def activated(state: DuelState, ev: Activated) -> None:
             paid = state.cards[cost.card]
             move_card(state, paid, cost.to)
             cost_paid(state, paid)                 # NIS-06: it went before the chain resolved
+            if state.card_text[card_text.HAS_FACTS] is not False:
+                card_text.paid(state, paid, cost.reason)   # EFF-04: its triggers on going there answer it
             if cost.card in state.taken_next:      # CTRL-01: a cost of this chain triggers after it
                 state.taken_next.remove(cost.card)
                 state.taken_later.append(cost.card)
@@ -217,6 +219,8 @@ def activated(state: DuelState, ev: Activated) -> None:
                                  card.field_exits if _lasting(card) else None))
     if use is not None or state.card_text[card_text.OWED]:
         card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
+    if len(state.chain) == 1 and state.card_text[card_text.SEEN]:
+        card_text.opened(state, ev, card)          # EFF-04: a chain opened by no trigger moves the duel on
     if ev.negates is not None:
         state.negations_recorded = True
     if state.equips:

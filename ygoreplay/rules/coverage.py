@@ -673,7 +673,8 @@ TABLE: tuple[Rule, ...] = (
              "rules/position.py rules/spell_trap.py", "test_rules_chain.py::test_spell_03_set_spell_activated_the_same_turn",
              "test_rules_chain.py::test_spell_03_a_spell_trap_turned_face_down_needs_an_effect"),
     enforced("SPELL-04", "After resolving a Spell goes to the GY, except Continuous, Equip and Field Spells, and Normal Spells "
-             "whose text keeps them (Swords of Revealing Light: spell_trap.STAYS_ON_THE_FIELD, or a cite).", "rules/chain.py",
+             "whose text keeps them (Swords of Revealing Light: spell_trap.STAYS_ON_THE_FIELD, or a cite).",
+             "rules/chain.py rules/outcome.py",
              "test_rules_chain.py::test_spell_04_swords_of_revealing_light_stays_on_the_field",
              "test_rules_chain.py::test_spell_04_trap_04_resolved_card_left_on_field_refused"),
     enforced("SPELL-05", "An Equip Spell targets 1 face-up monster on activation and stays in your zone.", "rules/spell_trap.py",
@@ -715,7 +716,7 @@ TABLE: tuple[Rule, ...] = (
             "resolving declares EFFECT_TRAP_ACT_IN_HAND or EFFECT_TRAP_ACT_IN_SET_TURN (rules/card_text.py; its "
             "condition is code); else an event citing the card sets TRAP-02 aside (GEN-01)"),
     enforced("TRAP-04", "After resolving a Trap goes to the GY, except Continuous Traps and those that become equips.",
-             "rules/chain.py", "test_rules_chain.py::test_spell_04_trap_04_resolved_cards_leave_or_stay",
+             "rules/chain.py rules/outcome.py", "test_rules_chain.py::test_spell_04_trap_04_resolved_cards_leave_or_stay",
              "test_rules_chain.py::test_spell_04_trap_04_resolved_card_left_on_field_refused"),
     enforced("TRAP-05", "A Continuous Trap applies and activates its effects only while face-up; they are Speed 2.",
              "rules/chain.py",

@@ -179,13 +179,28 @@ _SUMMON_TRIGGERS = {"EVENT_FLIP_SUMMON_SUCCESS": ("SUM-12", frozenset(("flip",))
                     "EVENT_SPSUMMON_SUCCESS": ("SPS-06", frozenset(SUMMON_METHODS), N_("Special Summoned"))}
 
 
+def own_triggers(state: DuelState, card: Card, effect_type: str | None) -> tuple[EffectFact, ...] | None:
+    """The card's own (``single``) triggers an activation recorded as ``effect_type`` may be, when
+    it can be nothing else; None when its script is unknown, it may be something else, or the
+    script also declares a Quick Effect: a record may call one activated outside an open game
+    state a trigger (EDOPro's stream does not say which effect it is: the importer names the kind by
+    when it was activated, ``yrpx.chains``), so what its triggers answer decides nothing (EFF-04,
+    SUM-12, SPS-06: a false call is worse than silence)."""
+    found = candidates(state, card, effect_type)
+    if not found or any(f.kind != "trigger" or "single" not in f.types for f in found):
+        return None
+    if any(f.kind == "quick" for f in script_effects(state, card)):
+        return None
+    return found
+
+
 def wrong_summon(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
     """SUM-12, SPS-06: a trigger whose only event is the card's own Flip Summon (or Special Summon)
     activated when the card, since it arrived, was summoned another way (a FLIP by an attack or an
     effect is no Flip Summon). Unknown how it arrived (a set-up position), undecided."""
     how = card.summon_method
-    found = candidates(state, card, ev.effect_type) if how is not None else None
-    if not found or any(f.kind != "trigger" or "single" not in f.types for f in found):
+    found = own_triggers(state, card, ev.effect_type) if how is not None else None
+    if not found:
         return None
     codes = {f.code for f in found}
     entry = _SUMMON_TRIGGERS.get(codes.pop()) if len(codes) == 1 else None
@@ -214,8 +229,8 @@ def never_triggered(state: DuelState, ev: Activated, card: Card) -> tuple[str, s
     this turn. Undecided when its script was not read or it may have been given an effect."""
     if card.zone not in (MZONE, SZONE, FZONE) or card.arrived_turn >= state.turn or card.summoned_turn >= state.turn:
         return None
-    found = candidates(state, card, ev.effect_type)
-    if not found or any(f.kind != "trigger" or "single" not in f.types or f.code not in _OWN_MOVES for f in found):
+    found = own_triggers(state, card, ev.effect_type)
+    if not found or any(f.code not in _OWN_MOVES for f in found):
         return None
     if may_be_given(state, card):
         return None
@@ -237,5 +252,5 @@ SEGOC_GROUPS = ("the turn player's mandatory triggers", "the opponent's mandator
 
 
 __all__ = ["KIND_RULES", "SEGOC_GROUPS", "SUMMON_PROCEDURES", "candidates", "in_damage_step", "is_mandatory",
-           "mandatory", "may_be_given", "may_negate_summon", "never_triggered", "script_effects", "script_kind",
+           "mandatory", "may_be_given", "may_negate_summon", "never_triggered", "own_triggers", "script_effects", "script_kind",
            "segoc_rank", "wrong_summon"]

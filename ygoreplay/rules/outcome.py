@@ -30,6 +30,7 @@ from .win import late_lp_change
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
+    from ..cards import CardFacts
     from ..events import (
         CardMoved, CardRevealed, CardsSwapped, CoinTossed, ControlChanged, CountersChanged, DieRolled,
         LifePointsChanged, SetCardsShuffled, StatsChanged, ZoneChanged)
@@ -92,6 +93,20 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
             forget_deck(state, card.owner)
     elif position == SET and to_zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
+
+
+#: What stays on the field once resolved (TRAP-04, SPELL-04), by the rule that keeps it.
+_STAYING = {"TRAP-04": N_("Continuous Trap"), "SPELL-04": N_("Continuous or Field Spell")}
+
+
+def _stays_once_resolved(facts: CardFacts) -> str | None:
+    """TRAP-04 (a Continuous Trap), SPELL-04 (a Continuous or Field Spell): the rule by which a card
+    stays on the field after resolving, or None (an Equip's stay is SPELL-06/07's to judge)."""
+    if facts.trap_subtype == "continuous":
+        return "TRAP-04"
+    if facts.spell_subtype in ("continuous", "field"):
+        return "SPELL-04"
+    return None
 
 
 def _holder(state: DuelState, card: Card) -> int:
@@ -164,6 +179,12 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
         else:
             fail(state, ev, "PEND-05", say("{name} is a Pendulum monster: leaving the field for the GY, it goes "
                                            "face-up to the Extra Deck instead", name=card.name))
+    if reason == "resolved" and here in (SZONE, FZONE) and card.id not in state.to_leave:
+        stays = _stays_once_resolved(facts)
+        if stays:
+            fail(state, ev, stays, say("{name} is a {what}: once resolved it stays on the field, so the rules do not "
+                                       "send it to the GY as resolved (an effect or a cost that sent it is its reason)",
+                                       name=card.name, what=_STAYING[stays]))
     if (zone == HAND or zone == DECK) and facts.is_extra_deck:
         fail(state, ev, "ZONE-12", say("{name} is an Extra Deck monster: it returns to the Extra Deck, not the "
                                        "{zone}", name=card.name, zone=zone))

@@ -36,6 +36,7 @@ from ..events import ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVER
 from ..state import Card, DuelState
 from .base import (
     check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
+from . import card_text
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
@@ -46,6 +47,9 @@ if TYPE_CHECKING:                  # annotations only: a kind is made on its fir
 SPS_03 = "SPS-03"
 #: A summon by its printed procedure makes a monster "properly summoned" (SPS-12, TERM-13).
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
+#: Summons of one monster by its own procedure, made in an open game state (no chain): the duel
+#: moves on past every trigger waiting (EFF-04). A Pendulum Summon's monsters are several events.
+_BY_ITS_PROCEDURE = frozenset(("synchro", "xyz", "link"))
 
 
 def between_scales(level: int | None, left: int, right: int) -> bool:
@@ -422,6 +426,9 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
+    if method in _BY_ITS_PROCEDURE and not (state.chain or state.resolving) and state.card_text[card_text.SEEN]:
+        moves = state.material_moves                     # EFF-04: an action of an open game state
+        card_text.moved_on(state, moves[0][0] if moves else state.index)
     if state.material_moves:                             # they were this summon's
         state.material_moves = []
     if state.equips:

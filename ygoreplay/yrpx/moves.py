@@ -302,7 +302,10 @@ class MoveHandling:
             return "material"
         if reason & REASON_DISCARD and ol == LOCATION_HAND:
             return "discarded"
-        if ol == LOCATION_SZONE and nl == LOCATION_GRAVE and card in self.chains.resolved_cards:
+        if ol == LOCATION_SZONE and nl == LOCATION_GRAVE and card in self.chains.resolved_cards \
+                and card in self.chains.to_leave:
+            # SPELL-04, TRAP-04: only what the rules send once resolved; a Continuous Trap whose own
+            # effect sends it there went by that effect
             return "resolved"
         if reason & REASON_COST:
             return "cost"
