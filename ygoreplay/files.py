@@ -325,7 +325,7 @@ def _target(path: str | os.PathLike[str], follow: bool = True) -> Path:
     if target.is_symlink():
         if not follow:
             return target                    # the link is replaced: what it names is never the target
-        target = target.resolve()
+        target = _followed(target)
     if target.exists() and not target.is_file():
         raise InputError(f"{target}: not a regular file; nothing was written")
     try:
@@ -338,6 +338,34 @@ def _target(path: str | os.PathLike[str], follow: bool = True) -> Path:
             raise InputError(f"{target}: holds {what}, which an output never replaces; "
                              "nothing was written (name another file)")
     return target
+
+
+#: The links one output's path is followed through at most (the kernel's own bound: ELOOP).
+_MAX_LINKS = 40
+
+
+def _followed(link: Path) -> Path:
+    """What the symbolic link at an output's path names, link after link, each followed only as
+    Linux's ``fs.protected_symlinks`` lets the kernel follow one: in a folder anyone may write to
+    and that keeps each user's files their own (sticky, as /tmp), only a link of ours or of the
+    folder's owner. The write resolved the link itself, where the kernel never looks: a link
+    another user planted at the name a judge exports to (``export -o /tmp/t4.ygr``) named a file
+    of the judge's elsewhere, and the export replaced it, even where the system forbids it."""
+    if os.name != "posix":
+        return link.resolve()
+    from pathlib import Path
+    target = link
+    for _ in range(_MAX_LINKS):
+        if not target.is_symlink():
+            return target
+        found, folder = os.lstat(target), os.stat(target.parent)
+        shared = folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH) == stat.S_ISVTX | stat.S_IWOTH
+        if shared and found.st_uid not in (os.geteuid(), folder.st_uid):
+            # (said in the reader's language where it is printed: ``i18n.said`` knows these words)
+            raise InputError(f"{link}: a symbolic link another user made in a folder everyone writes to "
+                             f"({target.parent}) is not followed; nothing was written")
+        target = Path(os.path.join(target.parent, os.readlink(target)))
+    raise InputError(f"{link}: {os.strerror(errno.ELOOP)}; nothing was written")
 
 
 def _write_temp(target: Path, data: bytes, mode: int, *, sync: bool) -> str:

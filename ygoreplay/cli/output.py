@@ -107,6 +107,13 @@ def answered(passing: tuple[type[BaseException], ...] = ()) -> Iterator[None]:
         echo(t("interrupted"), err=True)
         sys.exit(EXIT_INTERRUPTED)
     except OSError as exc:
+        if exc.filename is not None:
+            # a path the command was given or writes (a name too long, a device that fails to
+            # read): named, never told as the output, which was fine ("cannot write the output
+            # (File name too long)" for ``check`` of a file that is not there)
+            echo(printable(t("error: {path}: {why}", path=os.fsdecode(exc.filename) if isinstance(
+                exc.filename, (str, bytes)) else str(exc.filename), why=exc.strerror or exc)), err=True)
+            sys.exit(EXIT_UNREADABLE)
         silence_stdout()
         echo(t("error: cannot write the output ({why})", why=exc.strerror or exc), err=True)
         sys.exit(EXIT_UNREADABLE)

@@ -151,11 +151,15 @@ def _sniffed(source: str | os.PathLike[str] | bytes, name: str | None, refine: b
         data = bytes(source[:LOOK])
         return _decide(lambda n: data[:min(n, LOOK)], None, name or t("the file"), refine)
     path = Path(source)
-    with _open_regular(path, name or str(path)) as f:
+    shown = name or str(path)
+    with _open_regular(path, shown) as f:
         def head(n: int) -> bytes:
             f.seek(0)
             return f.read(min(n, LOOK))
-        return _decide(head, path, name or str(path), refine)
+        try:
+            return _decide(head, path, shown, refine)
+        except OSError as exc:      # a file that opens and fails to read (EIO): the file's fault, named
+            raise FormatError(say("{shown}: cannot read ({value})", shown=shown, value=exc.strerror or exc)) from None
 
 
 def _open_regular(path: Path, shown: str) -> Any:
