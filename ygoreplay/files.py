@@ -342,6 +342,9 @@ def _target(path: str | os.PathLike[str], follow: bool = True) -> Path:
 
 #: The links one output's path is followed through at most (the kernel's own bound: ELOOP).
 _MAX_LINKS = 40
+#: Marks a message for the catalogues as ``i18n.N_`` does (this layer sits beside the catalogue,
+#: not above it): the command line says it in the reader's language as it prints it (``i18n.said``).
+N_ = str
 
 
 def _followed(link: Path) -> Path:
@@ -361,11 +364,11 @@ def _followed(link: Path) -> Path:
         found, folder = os.lstat(target), os.stat(target.parent)
         shared = folder.st_mode & (stat.S_ISVTX | stat.S_IWOTH) == stat.S_ISVTX | stat.S_IWOTH
         if shared and found.st_uid not in (os.geteuid(), folder.st_uid):
-            # (said in the reader's language where it is printed: ``i18n.said`` knows these words)
-            raise InputError(f"{link}: a symbolic link another user made in a folder everyone writes to "
-                             f"({target.parent}) is not followed; nothing was written")
+            raise InputError(N_("{path}: a symbolic link another user made in a folder everyone writes to "
+                                "({folder}) is not followed; nothing was written").format(
+                path=link, folder=target.parent))
         target = Path(os.path.join(target.parent, os.readlink(target)))
-    raise InputError(f"{link}: {os.strerror(errno.ELOOP)}; nothing was written")
+    raise InputError(N_("{path}: too many symbolic links in a row; nothing was written").format(path=link))
 
 
 def _write_temp(target: Path, data: bytes, mode: int, *, sync: bool) -> str:
