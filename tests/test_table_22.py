@@ -7,8 +7,14 @@ by a script over HTTP, met.
 - ZONE-11: a card returned to the Deck by an effect that places it (the top, the bottom) is
   offered as such, and stays known where it went: the next draw deals a card put on top. The
   sheet offered *Return to the Deck* alone, a shuffle: the record lost the card and the draw.
+- A refusal that reads nothing of a hidden card (``RuleViolation.public``: an event's own shape, an
+  LP total, whether an attack waits) is told the table as it is, the same words whatever hidden
+  card the entry named, or none: it said "the reason is the judge's" for an LP change whose cause
+  chip was a Set card, and the scorekeeper could not tell what to fix.
 """
 from __future__ import annotations
+
+import pytest
 
 from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
 from test_service_table_recording import TURN_2, VORSE, VORSE_SUMMONED, at_the_table, offered, tapped
@@ -80,3 +86,62 @@ def test_a_card_returned_to_the_bottom_is_not_drawn_and_a_shuffle_is_its_own_tap
         tapped(client, duel, recorder, event)
     players = _judge_board(client, duel)["players"]
     assert players[0]["deck"] == 35 and "p0.m0" not in [c and c["id"] for c in players[0]["hand"]]
+
+
+#: A Set monster on each side (the table sees neither), then player 1's Main Phase 1 of turn 2.
+SET_MONSTERS = ({"kind": "monster_set", "player": 0, "card": "p0.m4", "zone": 0}, *TURN_2,
+                {"kind": "monster_set", "player": 1, "card": "p1.m4", "zone": 0})
+#: Cards the table does not see: the Set monsters, a card in each hand.
+HIDDEN = ("p0.m4", "p1.m4", "p0.m2", "p1.m1")
+BIG = 2 ** 63 - 1
+
+
+def _across(card: str) -> int:
+    """The other player's side: a Set monster moved to its own Monster Zone is "already there"."""
+    return 1 - int(card[1])
+
+
+#: Each check marked ``public``: the entry it refuses, naming one card (``None``: naming none, where
+#: the card is only a cause), the cards it is tried with, and the words the table is told.
+PUBLIC = {
+    "LOG-05 an LP change amount": (lambda c: {"kind": "life_points_changed", "player": 1, "amount": -100,
+                                               "reason": "effect_damage", "cause": c},
+                                   (*HIDDEN, None), "an LP change amount is positive"),
+    "LOG-05 an LP total": (lambda c: {"kind": "life_points_changed", "player": 1, "amount": BIG, "reason": "gain",
+                                      "cause": c}, (*HIDDEN, None), "an LP total is at most"),
+    "LOG-05 a die": (lambda c: {"kind": "die_rolled", "player": 1, "results": [7], "cause": c},
+                     (*HIDDEN, None), "a die shows 1 to 6, not [7]"),
+    "LOG-05 a coin": (lambda c: {"kind": "coin_tossed", "player": 1, "results": [], "cause": c},
+                      (*HIDDEN, None), "a coin toss has at least one result"),
+    "LOG-05 a draw of none": (lambda c: {"kind": "cards_drawn", "player": 1, "count": 0, "cause": c},
+                              (*HIDDEN, None), "a draw takes at least one card"),
+    "BATTLE-11 no attack waits": (lambda c: {"kind": "damage_calculated", "destroyed": [c] if c else []},
+                                  (*HIDDEN, None), "no attack is waiting for damage calculation"),
+    "LOG-05 a move to a Monster Zone": (lambda c: {"kind": "card_moved", "card": c, "to": [_across(c), "mzone"]},
+                                        HIDDEN, "a move to a Monster Zone names the zone index"),
+    "POS-01 a move's position": (lambda c: {"kind": "card_moved", "card": c, "to": [_across(c), "mzone", 4],
+                                            "position": "faceup"}, HIDDEN, "'faceup' is not a battle position"),
+    "LOG-05 a position in a pile": (lambda c: {"kind": "card_moved", "card": c, "to": [_across(c), "gy"],
+                                               "position": "attack"}, HIDDEN, "a card in the gy takes no position"),
+    "LOG-05 a counter count": (lambda c: {"kind": "counters_changed", "card": c, "counter": "spell", "count": -1},
+                               HIDDEN, "a counter count is 0 or more"),
+    "POS-01 a position change": (lambda c: {"kind": "position_changed", "player": int(c[1]), "card": c,
+                                            "position": "faceup"}, HIDDEN[:2], "'faceup' is not a battle position"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PUBLIC))
+def test_a_refusal_reading_nothing_hidden_is_told_the_table_as_it_is(client, case) -> None:  # noqa: F811
+    make, named, words = PUBLIC[case]
+    duel, recorder = at_the_table(client, *SET_MONSTERS)
+    length = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["events"]
+    told = set()
+    for card in named:
+        event = {k: v for k, v in make(card).items() if v is not None}
+        r = client.post(f"/duels/{duel['id']}/events", params={"expected": length}, json=[event],
+                        headers=auth(recorder))
+        told.add((r.status_code, r.json().get("rule"), r.json().get("message")))
+    assert len(told) == 1, told                                 # nothing in it says which card was named
+    status, rule, message = told.pop()
+    assert status == 422 and rule == case.split()[0] and words in message, message
+    assert "judge's" not in message and not any(card in message for card in HIDDEN)

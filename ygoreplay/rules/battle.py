@@ -254,7 +254,7 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:
-        impossible(state, ev, "BATTLE-11", N_("no attack is waiting for damage calculation"))
+        impossible(state, ev, "BATTLE-11", N_("no attack is waiting for damage calculation"), public=True)
     if len(ev.damage) != 2 or min(ev.damage) < 0:
         impossible(state, ev, "LOG-05", N_("damage is [damage to player 0, damage to player 1], each >= 0"))
     attacker = state.cards.get(attack.attacker)
