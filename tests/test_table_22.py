@@ -145,3 +145,23 @@ def test_a_refusal_reading_nothing_hidden_is_told_the_table_as_it_is(client, cas
     status, rule, message = told.pop()
     assert status == 422 and rule == case.split()[0] and words in message, message
     assert "judge's" not in message and not any(card in message for card in HIDDEN)
+
+
+#: Checks of where a card is (the table sees that), telling the card by the entry's own name for it:
+#: the same words, that name aside, whatever hidden card it is.
+WHERE = {
+    "BATTLE-02 an attacker not on the field": lambda c: {"kind": "attack_declared", "player": 1, "attacker": c},
+    "SUM-10 a Flip Summon of a card not on the field": lambda c: {"kind": "flip_summoned", "player": 1, "card": c},
+}
+
+
+@pytest.mark.parametrize("case", sorted(WHERE))
+def test_a_refusal_of_where_a_card_is_names_only_what_the_entry_named(client, case) -> None:  # noqa: F811
+    duel, recorder = at_the_table(client, *SET_MONSTERS)
+    length = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["events"]
+    told = set()
+    for card in ("p0.m4", "p0.m2", "p1.m1", "p1.m2"):          # player 0's Set monster, cards in the hands
+        r = client.post(f"/duels/{duel['id']}/events", params={"expected": length}, json=[WHERE[case](card)],
+                        headers=auth(recorder))
+        told.add((r.status_code, r.json().get("rule"), r.json().get("message", "").replace(card, "X")))
+    assert told == {(422, case.split()[0], "X is not a monster player 1 controls on the field")}, told

@@ -26,8 +26,9 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if ev.target is not None:
         get_card(state, ev, ev.target)
     if attacker.zone != MZONE or attacker.controller != player:
+        # where a card is, the table sees: told as it is (its id, the writer's own name for it)
         impossible(state, ev, "BATTLE-02", say("{id} is not a monster player {player} controls on the field",
-                                               id=attacker.id, player=player))
+                                               id=attacker.id, player=player), public=True)
     if player != state.turn_player:
         fail(state, ev, "BATTLE-02", N_("only the turn player declares attacks"))
     if state.phase != "battle" or state.step != "battle":
