@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
+from test_release import auth, client, store  # noqa: F401  (fixtures)
 from test_service_table_recording import TURN_2, VORSE, VORSE_SUMMONED, at_the_table, offered, tapped
 
 
@@ -165,3 +165,17 @@ def test_a_refusal_of_where_a_card_is_names_only_what_the_entry_named(client, ca
                         headers=auth(recorder))
         told.add((r.status_code, r.json().get("rule"), r.json().get("message", "").replace(card, "X")))
     assert told == {(422, case.split()[0], "X is not a monster player 1 controls on the field")}, told
+
+
+def test_an_append_behind_the_head_says_what_to_do_in_the_readers_language(client) -> None:  # noqa: F811
+    """A 409 said what happened ("someone else appended") but not what to do: a scorekeeper's
+    script sent the same entries again, and was refused again."""
+    duel, recorder = at_the_table(client)
+    length = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["events"]
+    late = {"kind": "phase_entered", "phase": "battle"}
+    r = client.post(f"/duels/{duel['id']}/events", params={"expected": length - 2}, json=[late], headers=auth(recorder))
+    assert r.status_code == 409 and "nothing was written" in r.json()["message"], r.text
+    assert f"send yours again expecting {length}" in r.json()["message"], r.text
+    r = client.post(f"/duels/{duel['id']}/events", params={"expected": length - 2, "lang": "ja"}, json=[late],
+                    headers=auth(recorder))
+    assert f"期待するイベント数を {length} として再送" in r.json()["message_translated"], r.text
