@@ -142,10 +142,10 @@ def test_an_empty_append_tells_a_player_no_head_past_its_view_of_a_what_if(serve
     web, _opened = served
     duel, branch = _what_if(web, "witnessed")
     kaiba = auth(duel["tokens"]["p1"])
-    assert web.post(f"/duels/{branch}/events", json=[], headers=kaiba).json() == {"position": 18}
+    assert web.post(f"/duels/{branch}/events", json=[], headers=kaiba).json() == {"position": 18, "length": 18}
     assert web.post(f"/duels/{branch}/events?expected=19", json=[], headers=kaiba).status_code == 409
     assert web.post(f"/duels/{branch}/events?expected=18", json=[], headers=kaiba).status_code == 200
     judge = auth(duel["tokens"]["judge"])
-    assert web.post(f"/duels/{branch}/events", json=[], headers=judge).json() == {"position": 19}
+    assert web.post(f"/duels/{branch}/events", json=[], headers=judge).json() == {"position": 19, "length": 19}
     assert web.get(f"/duels/{branch}/frames", headers=kaiba).json()["writes"] == []
     assert "normal_summoned" in web.get(f"/duels/{duel['id']}/frames", headers=kaiba).json()["writes"]

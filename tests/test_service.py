@@ -191,7 +191,7 @@ def test_a_duel_recorded_live_while_a_spectator_follows_and_a_judge_rolls_back(s
     assert position == 40
     r = httpx.post(f"{base}/duels/{d}/rollback", json={"to": 35, "judge": "J. Smith", "reason": "misplay"},
                    headers=auth(t["judge"]))
-    assert r.status_code == 200 and r.json() == {"position": 41}
+    assert r.status_code == 200 and r.json() == {"position": 41, "length": 41, "first_index": 40, "last_index": 40}
     r = httpx.post(f"{base}/duels/{d}/events", json=events[35:], headers=auth(t["recorder"]))
     assert r.status_code == 200 and r.json()["position"] == 41 + len(events) - 35
     assert follower.ended.wait(20), "the spectator saw the end"

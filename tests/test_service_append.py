@@ -569,7 +569,8 @@ def test_a_witnessed_recorder_s_append_and_its_flags_take_one_hop_to_a_thread(cl
     first = client.post(f"/duels/{duel['id']}/events?expected=0", json=[{**SAMPLE[0], "witnessed": True}, *SAMPLE[1:5]],
                         headers=recorder)
     assert first.status_code == 200, first.text
-    assert len(hops) == 1 and first.json() == {"position": 5, "witnessed": None, "flags": []}
+    assert len(hops) == 1 and first.json() == {"position": 5, "length": 5, "first_index": 0, "last_index": 4,
+                                                   "witnessed": None, "flags": []}
     judged = client.post(f"/duels/{duel['id']}/events?expected=5", json=SAMPLE[5:7], headers=ORGANISER)
     assert judged.status_code == 200, judged.text
     assert len(hops) == 2 and judged.json()["position"] == 7 and "receipt" in judged.json()

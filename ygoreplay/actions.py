@@ -294,7 +294,7 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
     """The plain moves of ``card`` to ``zones``, each where the rules send it: a Fusion, Synchro, Xyz
     or Link monster returned to the hand or Deck goes back to the Extra Deck (ZONE-12); a Pendulum
     monster leaving the field for the GY goes face-up to the Extra Deck instead (PEND-05)."""
-    names = {GY: N_("Send to the GY"), BANISHED: N_("Banish"), HAND: N_("Return to the hand"), DECK: N_("Return to the Deck")}
+    names = {GY: N_("Send to the GY"), BANISHED: N_("Banish"), HAND: N_("Return to the hand")}
     facts = card.facts
     if facts is not None and facts.is_extra_deck:        # ZONE-12
         zones = tuple(dict.fromkeys(EXTRA if zone in (HAND, DECK) else zone for zone in zones))
@@ -310,9 +310,26 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
             yield N_("Return to the Extra Deck"), {"kind": "card_moved", "card": card.id, "to": [card.owner, EXTRA],
                                                    "reason": "returned"}, {}
             continue
+        if zone == DECK:
+            yield from _to_deck(state, card)
+            continue
         owner = card.controller if zone == HAND else card.owner
         why = "banished" if zone == BANISHED else "returned" if zone in (DECK, HAND) and reason != "added" else reason
         yield names[zone], {"kind": "card_moved", "card": card.id, "to": [owner, zone], "reason": why}, {}
+
+
+def _to_deck(state: DuelState, card: Card) -> Iterator[Proposal]:
+    """ZONE-11: a card returned to its owner's Deck is shuffled in unless its effect places it on
+    the top or the bottom, where it stays known (the next draw takes a card put on top). The tap
+    was a shuffle alone: a card put back on top was lost to the record, and the draw after it too."""
+    owner = card.owner
+    yield N_("Shuffle into the Deck"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK],
+                                        "reason": "shuffled"}, {}
+    yield N_("Return to the top of the Deck"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK, 0],
+                                                "reason": "returned"}, {}
+    yield N_("Return to the bottom of the Deck"), {"kind": "card_moved", "card": card.id,
+                                                   "to": [owner, DECK, len(state.sides[owner].deck)],
+                                                   "reason": "returned"}, {}
 
 
 def _leaving(state: DuelState) -> Iterator[Proposal]:

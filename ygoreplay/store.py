@@ -102,6 +102,10 @@ HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "yg
 MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
+#: An append written at a head another writer moved: what to do about it, not only what happened
+#: (a scorekeeper's script, told "someone else appended", sent the same entries again, 409 again).
+_BEHIND = N_("duel {duel_id} has {start} events, not {expected_position}: someone else appended; nothing was "
+             "written: read what they entered, then send yours again expecting {start} if it still stands")
 _HEAD_LABEL, _SNAPSHOT_LABEL = b"ygoreplay/head/2\0", b"ygoreplay/snapshot/2\0"
 #: What a group commit's one signature is over: this and the root of its anchors' tree (``Head``),
 #: whose leaves are its anchors' messages and its appends' receipts' (``Store.receipt_proof``).
@@ -1947,9 +1951,7 @@ class Store:
                     cached = False
                 start = live.history.position
                 if expected_position is not None and expected_position != start:
-                    raise ConflictError(say("duel {duel_id} has {start} events, not {expected_position}: "
-                                            "someone else appended",
-                                            duel_id=duel_id, start=start, expected_position=expected_position))
+                    raise ConflictError(say(_BEHIND, duel_id=duel_id, start=start, expected_position=expected_position))
                 facts = self._facts_for(codes, live.cards, None)
                 try:
                     written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
@@ -1983,9 +1985,8 @@ class Store:
         with self._lock_for(stream_id):
             live = self._load_head(stream_id)            # fresh: the cached fold is left as it is
             if live.history.position != head:
-                raise ConflictError(say("duel {duel_id} has {start} events, not {expected_position}: "
-                                        "someone else appended", duel_id=stream_id,
-                                        start=live.history.position, expected_position=head))
+                raise ConflictError(say(_BEHIND, duel_id=stream_id, start=live.history.position,
+                                        expected_position=head))
             codes = referenced_codes(events)
             try:
                 return self._write(stream_id, live, events, codes, None, [],

@@ -27,8 +27,10 @@ handles = PerKind("handler", known=is_kind)
 
 class RuleViolation(YgoreplayError):
     """An event the rules refuse: the rule ID, the event's index, and a message for a judge.
-    ``public``: the message says nothing of a card the event's writer may not see, so a writer
-    told no more of other refusals (``views.DeviceNames.refused``) is told this one as it is."""
+    ``public``: the check read nothing of a card the event's writer may not see (the event's own
+    shape, an LP total, whether an attack waits: the same refusal whatever hidden card it names)
+    and the message names none, so a writer told no more of other refusals
+    (``views.DeviceNames.refused``) is told this one as it is: what to fix."""
 
     exit_code = 1
 

@@ -26,8 +26,9 @@ def attack_declared(state: DuelState, ev: AttackDeclared) -> None:
     if ev.target is not None:
         get_card(state, ev, ev.target)
     if attacker.zone != MZONE or attacker.controller != player:
+        # where a card is, the table sees: told as it is (its id, the writer's own name for it)
         impossible(state, ev, "BATTLE-02", say("{id} is not a monster player {player} controls on the field",
-                                               id=attacker.id, player=player))
+                                               id=attacker.id, player=player), public=True)
     if player != state.turn_player:
         fail(state, ev, "BATTLE-02", N_("only the turn player declares attacks"))
     if state.phase != "battle" or state.step != "battle":
@@ -254,7 +255,7 @@ def battle_result(state: DuelState, attacker: Card, target: Card | None) -> tupl
 def damage_calculated(state: DuelState, ev: DamageCalculated) -> None:
     attack = state.attack
     if attack is None or attack.calculated:
-        impossible(state, ev, "BATTLE-11", N_("no attack is waiting for damage calculation"))
+        impossible(state, ev, "BATTLE-11", N_("no attack is waiting for damage calculation"), public=True)
     if len(ev.damage) != 2 or min(ev.damage) < 0:
         impossible(state, ev, "LOG-05", N_("damage is [damage to player 0, damage to player 1], each >= 0"))
     attacker = state.cards.get(attack.attacker)

@@ -216,9 +216,10 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
     zone = to.zone
     if zone == MZONE:
         if to.index is None:
-            impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"))
+            impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"), public=True)
         if ev.position is not None and ev.position not in (ATTACK, "defense", SET, "facedown_attack"):
-            impossible(state, ev, "POS-01", say("{position!r} is not a battle position", position=ev.position))
+            impossible(state, ev, "POS-01", say("{position!r} is not a battle position", position=ev.position),
+                       public=True)
         check_monster_zone(state, ev, to.controller, card, to.index)
         if not card.facts.is_monster:
             fail(state, ev, "ZONE-03", say("{name} is not a monster and cannot be in a Monster Zone", name=card.name))
@@ -232,7 +233,7 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
             fail(state, ev, "ZONE-10", say("only a Field Spell goes in the Field Zone, not {name}", name=card.name))
     elif zone in (HAND, DECK, GY) and ev.position is not None:
         impossible(state, ev, "LOG-05", say("a card in the {zone} takes no position, not {position!r}",
-                                            zone=zone, position=ev.position))
+                                            zone=zone, position=ev.position), public=True)
     elif zone == OVERLAY:
         host_id = state.mzone_card(to.controller, to.index) if to.index is not None and 0 <= to.index <= 6 else None
         host = state.cards.get(host_id) if host_id else None
@@ -481,7 +482,7 @@ def counters_changed(state: DuelState, ev: CountersChanged) -> None:
     card = get_card(state, ev, ev.card)
     check_not_negated(state, ev)
     if ev.count < 0:
-        impossible(state, ev, "LOG-05", N_("a counter count is 0 or more"))
+        impossible(state, ev, "LOG-05", N_("a counter count is 0 or more"), public=True)
     if card.zone not in ON_FIELD:
         fail(state, ev, "COUNTER-01", say("counters are placed on cards on the field; {name} is in the {zone}",
                                           name=card.name, zone=card.zone))
@@ -505,7 +506,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     player = player_of(state, ev)
     if ev.amount < 0:
         impossible(state, ev, "LOG-05", N_("an LP change amount is positive; the reason says whether it is lost or "
-                                           "gained"))
+                                           "gained"), public=True)
     check_not_negated(state, ev)
     late = late_lp_change(state, ev)               # WIN-01, WIN-04: after the loss, by another effect
     side = state.sides[player]
@@ -521,7 +522,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
             # LOG-05: each amount fits a record, but their sum is signed in every anchor (``status``)
             # and kept in every snapshot: past 64 bits no append after it could be written (a 500)
             impossible(state, ev, "LOG-05", say("player {player} would have {result} LP: an LP total is at most "
-                                                "{most}", player=player, result=result, most=INT_MAX))
+                                                "{most}", player=player, result=result, most=INT_MAX), public=True)
     elif ev.reason == "set":
         result = ev.amount
     else:
@@ -544,10 +545,10 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
 @handles("coin_tossed")
 def coin_tossed(state: DuelState, ev: CoinTossed) -> None:
     if not ev.results:
-        impossible(state, ev, "LOG-05", N_("a coin toss has at least one result"))
+        impossible(state, ev, "LOG-05", N_("a coin toss has at least one result"), public=True)
 
 
 @handles("die_rolled")
 def die_rolled(state: DuelState, ev: DieRolled) -> None:
     if not ev.results or any(not 1 <= r <= 6 for r in ev.results):
-        impossible(state, ev, "LOG-05", say("a die shows 1 to 6, not {results}", results=list(ev.results)))
+        impossible(state, ev, "LOG-05", say("a die shows 1 to 6, not {results}", results=list(ev.results)), public=True)

@@ -26,7 +26,7 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     if card.zone != MZONE:
         impossible(state, ev, "POS-01", say("{name} ({id}) is not in a Monster Zone", name=card.name, id=card.id))
     if new == FACEUP:
-        impossible(state, ev, "POS-01", say("{new!r} is not a battle position", new=new))
+        impossible(state, ev, "POS-01", say("{new!r} is not a battle position", new=new), public=True)
     if new == card.position:
         impossible(state, ev, "LOG-02", say("{name} is already in {new} position", name=card.name, new=new))
     if card.facts.is_link:

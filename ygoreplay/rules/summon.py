@@ -220,7 +220,7 @@ def flip_summoned(state: DuelState, ev: FlipSummoned) -> None:
     card = get_card(state, ev, ev.card)
     if card.zone != MZONE or card.controller != player:
         impossible(state, ev, "SUM-10", say("{id} is not a monster player {player} controls on the field",
-                                            id=card.id, player=player))
+                                            id=card.id, player=player), public=True)     # where it is: seen
     check_flip(state, ev, card, player)
     stranded = _check_equips(state, ev)
     card.position = ATTACK

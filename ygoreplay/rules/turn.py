@@ -41,7 +41,7 @@ def cards_drawn(state: DuelState, ev: CardsDrawn) -> None:
     if not side.registered:
         impossible(state, ev, "LOG-03", say("player {player} has no registered deck to draw from", player=player))
     if ev.count < 1:
-        impossible(state, ev, "LOG-05", N_("a draw takes at least one card"))
+        impossible(state, ev, "LOG-05", N_("a draw takes at least one card"), public=True)
     ordered = state.deck_ordered(player)
     named = list(ev.cards)
     if named and (named != side.deck[:ev.count] if ordered else len(set(named)) != len(named)

@@ -285,6 +285,27 @@ def _fields(body: Any, **kinds: type) -> tuple:
     return tuple(out)
 
 
+#: Where an append's events went, as every append answers it (the OpenAPI schema of its answer).
+#: ``position`` (the first name, kept for the clients that read it) is the new length, one past
+#: the last event: a script took it for the last event's index, which a flag's ``index`` is.
+#: ``length`` says what it is (the next append's ``?expected=``), ``first_index`` and
+#: ``last_index`` are the written events' own indexes, numbered as ``flags`` and the viewer's #N.
+WRITTEN_SCHEMA = {"type": "object", "required": ["position", "length"], "properties": {
+    "length": {"type": "integer", "description": "the event count after the append: the next append's ?expected="},
+    "position": {"type": "integer", "description": "the same as length (its first name, kept): NOT an index"},
+    "first_index": {"type": "integer", "description": "the index of the first event written (none written: absent)"},
+    "last_index": {"type": "integer", "description": "the index of the last event written: length - 1"}}}
+WRITTEN_ANSWER = {200: {"description": "where the events went", "content": {"application/json": {
+    "schema": WRITTEN_SCHEMA}}}}
+
+
+def written_at(length: int, count: int) -> dict:
+    """``WRITTEN_SCHEMA``'s fields for ``count`` events written, the stream ``length`` long after."""
+    if not count:
+        return {"position": length, "length": length}
+    return {"position": length, "length": length, "first_index": length - count, "last_index": length - 1}
+
+
 def _jsonable(value: Any) -> Any:
     """Events as JSON: bytes never occur in a view's events, but be strict about it."""
     if isinstance(value, dict):

@@ -30,7 +30,7 @@ from ..trust import origin_of, trust_of
 from ..views import out_of_sight
 from .common import (
     BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
-    _ygr, event_json)
+    _ygr, event_json, WRITTEN_SCHEMA, written_at)
 from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
 
 router = APIRouter()
@@ -158,7 +158,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         head = live.visible(caller.view)
         if expected is not None and expected != head:
             raise HTTPError(409, say("the duel has {head} events, not {expected}", head=head, expected=expected))
-        return {"position": head}
+        return written_at(head, 0)
     done: list = []
 
     def appended() -> list:
@@ -171,21 +171,21 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
 
     def writing_as() -> str:                    # the seat it wrote as, decided by the append: its flags are that view's
         return view_of(writer.role, live.access.mode) if isinstance(writer, Seating) else caller.view
-    stop, view, seen = await service.in_thread(_appended_as_seen, service, duel_id, appended, writing_as)
+    first, stop, view, seen = await service.in_thread(_appended_as_seen, service, duel_id, appended, writing_as)
     receipt, flags = done
     if view == "judge":                         # the record's own fold is the judge's view
-        return {"position": stop, **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
+        return {**written_at(stop, stop - first), **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
     # a player's device, a witnessed duel's recorder (the table's view): the flags its own view's
     # fold finds, as its frames give them (the record's may name a card it does not see); no
     # receipt: the record's head is no player's, nor the table's (from two heads and its view's
     # copy of the entries between, each guess of a hidden card an entry holds could be hashed
     # until one met the next head), as ``/receipt`` is not
-    return {"position": stop, "witnessed": receipt.witnessed, "flags": seen}
+    return {**written_at(stop, stop - first), "witnessed": receipt.witnessed, "flags": seen}
 
 
 def _appended_as_seen(service: Service, duel_id: str, appended: Callable[[], list],
-                      writing_as: Callable[[], str]) -> tuple[int, str, list | None]:
-    """The append (``Hub.appending``), then the duel's length, the view its writer reads it
+                      writing_as: Callable[[], str]) -> tuple[int, int, str, list | None]:
+    """The append (``Hub.appending``), then its first event's index, the duel's length, the view its writer reads it
     through once seated (``writing_as``), and but for the judge's the flags that view's own fold
     finds in what it wrote (``LiveDuel.flags``): in the append's own thread, once its records are
     taken in. A second hop to a thread and back was every such append's (each table's
@@ -193,12 +193,19 @@ def _appended_as_seen(service: Service, duel_id: str, appended: Callable[[], lis
     written = service.hub.appending(duel_id, appended)
     stop = written[-1].position + 1
     view = writing_as()
-    return stop, view, None if view == "judge" else service.hub.get(duel_id).flags(view, written[0].position, stop)
+    first = written[0].position
+    return first, stop, view, None if view == "judge" else service.hub.get(duel_id).flags(view, first, stop)
 
 
 # a recorder's every event: its plain requests skip FastAPI's dependency solving (``DirectRoute``)
 router.add_api_route("/duels/{duel_id}/events", append, methods=["POST"], tags=["recorder"],
-                     route_class_override=DirectRoute,
+                     route_class_override=DirectRoute, responses={200: {"description": "where the events went", "content": {
+                         "application/json": {"schema": {**WRITTEN_SCHEMA, "properties": {
+                             **WRITTEN_SCHEMA["properties"],
+                             "flags": {"type": "array", "description": "the rules the events broke, kept (a witnessed duel): "
+                                       "each {index, rule, message}, index numbered as first_index and last_index",
+                                       "items": {"type": "object"}},
+                             "receipt": {"type": "object"}, "witnessed": {"type": ["object", "null"]}}}}}}},
                      openapi_extra={"requestBody": {"required": True, "description": BODY_LIMITS,
                                                     "content": {"application/json": {"schema": {
                          "type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS}},

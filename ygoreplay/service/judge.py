@@ -12,7 +12,7 @@ from fastapi import APIRouter, Header, Query, Request
 
 from ..events import DECISIONS
 from ..i18n import say
-from .common import HTTPError, _body_json, _fields
+from .common import WRITTEN_ANSWER, HTTPError, _body_json, _fields, written_at
 from .core import DuelCaller, Service, ServiceDep
 
 router = APIRouter()
@@ -24,7 +24,7 @@ _EXPECTED = "the duel's length the judge decided on: 409 when it has another"
 _KEY = "one per branch asked for (a retry sends it again: the branch it made is answered)"
 
 
-@router.post("/duels/{duel_id}/rollback", tags=["judge"],
+@router.post("/duels/{duel_id}/rollback", tags=["judge"], responses=WRITTEN_ANSWER,
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "object", "required": ["to", "judge", "reason"], "properties": {
                      "to": {"type": "integer"}, "judge": {"type": "string"}, "reason": {"type": "string"}}}}}}})
@@ -37,10 +37,10 @@ async def rollback(duel_id: str, request: Request, service: ServiceDep, asking: 
     to, judge, reason = _fields(body, to=int, judge=str, reason=str)
     position = await asyncio.to_thread(service.records.rollback, duel_id, to, judge, reason, caller.role, expected)
     await asyncio.to_thread(service.hub.changed, duel_id)
-    return {"position": position}
+    return written_at(position, 1)
 
 
-@router.post("/duels/{duel_id}/notes", tags=["judge"],
+@router.post("/duels/{duel_id}/notes", tags=["judge"], responses=WRITTEN_ANSWER,
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "object", "required": ["judge", "text"], "properties": {
                      "judge": {"type": "string"}, "text": {"type": "string"},
@@ -57,7 +57,7 @@ async def note(duel_id: str, request: Request, service: ServiceDep, asking: Duel
     position = await asyncio.to_thread(service.records.note, duel_id, judge, text, body.get("category", "note"),
                                        caller.role, body.get("on"), body.get("decision"), expected)
     await asyncio.to_thread(service.hub.changed, duel_id)
-    return {"position": position}
+    return written_at(position, 1)
 
 
 @router.post("/duels/{duel_id}/branch", status_code=201, tags=["judge"],

@@ -43,7 +43,8 @@ from ..rules import RuleViolation
 from ..store import DuelInfo, new_id
 from ..text import checked, number
 from .common import (
-    _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, EventStream, _jsonable, _request_events, _ygr)
+    _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, EventStream, _jsonable, _request_events, _ygr,
+    WRITTEN_ANSWER, written_at)
 from .core import Service, ServiceDep, _Lease, organiser
 from .languages import page_language
 
@@ -159,7 +160,7 @@ async def _append(service: Service, request: Request, match_id: str, who: Caller
     """The events handed to the match's one write command, as the caller writes them."""
     written = await asyncio.to_thread(commands.record, service.hub, match_id, commands.Writer(who.role), events,
                                       _expected_of(request))
-    return {"position": written.position}
+    return written_at(written.position, len(written.records))
 
 
 def _current(live: LiveMatch) -> Any:
@@ -400,7 +401,7 @@ async def _stream(service: Service, live: LiveMatch, view: str, position: int, l
 
 # -- recording ----------------------------------------------------------------------------------------
 
-@router.post("/matches/{match_id}/events", tags=["recorder"],
+@router.post("/matches/{match_id}/events", tags=["recorder"], responses=WRITTEN_ANSWER,
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
                  "type": "array", "items": {"type": "object"}, "maxItems": 1000}}}}})
 async def append_events(match_id: str, request: Request, service: ServiceDep, asking: MatchCaller,
@@ -414,7 +415,7 @@ async def append_events(match_id: str, request: Request, service: ServiceDep, as
     events = await _request_events(request)
     writer = commands.Writer(who.role, tuple(duel_token))
     written = await asyncio.to_thread(commands.record, service.hub, match_id, writer, events, expected)
-    return {"position": written.position}
+    return written_at(written.position, len(written.records))
 
 
 @router.post("/matches/{match_id}/decklists", tags=["recorder"], openapi_extra=_object(
@@ -467,7 +468,7 @@ async def start_game(match_id: str, request: Request, service: ServiceDep,
     written = await asyncio.to_thread(commands.record, service.hub, match_id, by, [ev], live.count, new_duel)
     duel = {"id": linked} if new_duel is None else service._created(
         new_duel.id, written.created, str(request.base_url).rstrip("/"))
-    return {"game": game, "position": written.position, "duel": duel}
+    return {"game": game, **written_at(written.position, len(written.records)), "duel": duel}
 
 
 @router.post("/matches/{match_id}/games/{game}/end", tags=["recorder"], openapi_extra=_object(

@@ -810,12 +810,17 @@ class Recorder {
       .map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
+    // ZONE-11: to the Deck it is shuffled in, or placed on its top or bottom as the effect says
+    const deck = (this.board.players[card.owner] || { deck: 0 }).deck;
     const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
-      ? [["extra", N_("Return to the Extra Deck")]] : [["hand", N_("Return to the hand")], ["deck", N_("Return to the Deck")]];
-    for (const [zone, label] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ...back]) {
+      ? [["extra", N_("Return to the Extra Deck")]]
+      : [["hand", N_("Return to the hand")], ["deck", N_("Shuffle into the Deck"), undefined, "shuffled"],
+        ["deck", N_("Return to the top of the Deck"), 0], ["deck", N_("Return to the bottom of the Deck"), deck]];
+    for (const [zone, label, index, why] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ...back]) {
       const owner = zone === "hand" ? card.controller : card.owner;
+      const to = index === undefined ? [owner, zone] : [owner, zone, index];
       // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
-      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to: [owner, zone], reason: { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
+      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to, reason: why || { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
     }
     return rows;
   }
