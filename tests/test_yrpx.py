@@ -231,6 +231,16 @@ def test_card_facts_come_from_the_replays_card_queries():
     assert (facts.type, facts.level, facts.atk, facts.defense, facts.attribute, facts.race) == (0x11, 4, 2300, 1000, 0x10, 0x1)
 
 
+def test_a_card_queried_the_same_way_in_two_imports_has_one_facts_object():
+    """A folder's duels query the same cards the same way: their facts are made once and shared
+    (frozen, made to be), not built and checked again in every file (#25)."""
+    from ygoreplay.yrpx import facts as made
+    first, second = import_yrpx(replay()), import_yrpx(replay())
+    assert first.cards[5013] is second.cards[5013]
+    assert first.cards[5013] == second.cards[5013]
+    assert len(made._MADE) <= made._MADE_MAX
+
+
 @pytest.mark.parametrize("check", [False, True])
 def test_an_import_is_freed_when_its_result_is_dropped(check):
     """No reference cycle keeps a replay alive past its import: its packets (a megabyte for a real

@@ -98,11 +98,9 @@ class QueriedFacts:
         def fix(v: int) -> int:
             return v if v >= 0 or v == -2 else 0
         try:
-            return CardFacts(code=code, name=self.card_name(code), type=type_, level=min(max(level, 0), 255),
-                             atk=fix(atk), defense=None if is_link else fix(defense),
-                             attribute=q.attribute or 0, race=q.race or 0,
-                             lscale=min(lscale, 255), rscale=min(rscale, 255),
-                             link_markers=(link[1] & 0x1EF) if is_link and link else 0, alias=alias)
+            return _made(code, self.card_name(code), type_, min(max(level, 0), 255), fix(atk),
+                         None if is_link else fix(defense), q.attribute or 0, q.race or 0, min(lscale, 255),
+                         min(rscale, 255), (link[1] & 0x1EF) if is_link and link else 0, alias)
         except CardDBError as err:
             self.note(f"card facts for {code} are not usable ({err}); kept as a plain card")
             return CardFacts(code=code, name=self.card_name(code), type=type_ & 0x7)
@@ -116,3 +114,22 @@ class QueriedFacts:
                 self.note(f"no card query for passcode {code}: its facts are unknown")
             self.facts[code] = facts
         return facts
+
+
+#: Facts made from card queries, by their fields (``CardFacts``' order): a card is queried the same
+#: way in duel after duel, and facts are frozen, made to be shared; a folder of the 100 real duels
+#: made 6,746 facts of 1,359 distinct fields, 7.4 µs each (#25). Emptied when full.
+_MADE: dict[tuple, CardFacts] = {}
+_MADE_MAX = 8192
+
+
+def _made(*fields: object) -> CardFacts:
+    """``CardFacts(*fields)``, the one made before for equal fields if any (raises ``CardDBError``
+    as it does: facts it refuses are never kept)."""
+    facts = _MADE.get(fields)
+    if facts is None:
+        facts = CardFacts(*fields)
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.clear()
+        _MADE[fields] = facts
+    return facts
