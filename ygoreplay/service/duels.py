@@ -41,7 +41,7 @@ router = APIRouter()
                  "type": "object", "properties": {
                      "title": {"type": "string", "maxLength": 500},
                      "visibility": {"enum": list(VISIBILITIES)},
-                     "delay": {"type": "object", "properties": {
+                     "delay": {"type": "object", "additionalProperties": False, "properties": {
                          "events": {"type": "integer", "minimum": 0, "maximum": 100000},
                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
@@ -79,6 +79,9 @@ def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | 
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     if not isinstance(delay, dict):
         raise HTTPError(400, say("delay is {shape}", shape="{events, seconds}"), where="delay")
+    strange = sorted(f"delay.{field}" for field in set(delay) - {"events", "seconds"})
+    if strange:
+        raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(strange)), where=strange[0])
     events_delay, seconds_delay = delay.get("events", 0), delay.get("seconds", 0)
     if not (isinstance(events_delay, int) and not isinstance(events_delay, bool) and 0 <= events_delay <= 100000):
         raise HTTPError(400, say("delay.events is a whole number 0..100000"), where="delay.events")
