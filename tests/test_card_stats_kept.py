@@ -8,15 +8,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from fastapi.testclient import TestClient
-
 import ygoreplay.library_search as library_search
 from duel import CARDS
-from test_search import ADMIN, COUNTERS, _code_of, first, recorded
-from ygoreplay.access import Access, digest
+from test_search import ADMIN, COUNTERS, _code_of, client, first, recorded  # noqa: F401  (client: on this store)
+from ygoreplay.access import Access
 from ygoreplay.cache import Cache
 from ygoreplay.library_search import card_stats
-from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
 CODE = _code_of(COUNTERS, first(COUNTERS, "activated")[1].card)
@@ -30,12 +27,6 @@ def store(tmp_path):
     opened = Store(str(tmp_path / "duels.sqlite"), CARDS)
     yield opened
     opened.close()
-
-
-@pytest.fixture
-def client(store):
-    with TestClient(create_app(store, digest(ADMIN))) as test_client:
-        yield test_client
 
 
 def _counting(monkeypatch) -> list[int]:
