@@ -491,11 +491,14 @@ class Service:
         self.process.wait(30)
 
 
-async def _create_duels(port: int, n: int) -> list[dict]:
+async def _create_duels(port: int, n: int, set_ups: list[list[dict]] | None = None) -> list[dict]:
+    """``n`` duels made by the organiser; with ``set_ups``, each made with its set-up (``POST /duels``'
+    ``set_up``: its table's first events), which its recorder still sends as its first append."""
     conn = await Connection.open(port)
     out = []
     for i in range(n):
-        status, body = await conn.request("POST", "/duels", ADMIN, json.dumps({"title": f"bench {i}"}).encode())
+        made = {"title": f"bench {i}", **({"set_up": set_ups[i]} if set_ups else {})}
+        status, body = await conn.request("POST", "/duels", ADMIN, json.dumps(made).encode())
         assert status == 201, body
         out.append(json.loads(body))
     conn.close()
@@ -525,8 +528,11 @@ async def _record(port: int, duel: dict, bodies: list[bytes], latencies: list[fl
         conn.close()
 
 
-def _http_run(port: int, clients: int, bodies: list[list[bytes]], pace: float | None, service: Service) -> dict:
-    duels = asyncio.run(_create_duels(port, clients))
+def _http_run(port: int, clients: int, bodies: list[list[bytes]], pace: float | None, service: Service,
+              set_ups: list[list[dict]] | None = None) -> dict:
+    made, _loops = service.cpu()
+    duels = asyncio.run(_create_duels(port, clients, set_ups))
+    made = (service.cpu()[0] - made) / clients
     latencies: list[tuple[int, float]] = []
     failures: list[str] = []
 
@@ -541,10 +547,11 @@ def _http_run(port: int, clients: int, bodies: list[list[bytes]], pace: float | 
     return {"n": len(every), "elapsed": elapsed, "rate": len(every) / elapsed, "p50": pct(every, .5),
             "p95": pct(every, .95), "p99": pct(every, .99), "failures": failures,
             "cpu": (after - cpu) / max(1, len(every)), "loops": (after_loops - loops) / max(1, len(every)),
-            "steady99": pct([t for i, t in latencies if i >= 3], .99)}
+            "steady99": pct([t for i, t in latencies if i >= 3], .99), "made": made}
 
 
-def bench_http(clients: int, n_events: int, rate: float, before: str | None, rounds: int = 1) -> None:
+def bench_http(clients: int, n_events: int, rate: float, before: str | None, rounds: int = 1,
+               set_up_at_create: bool = False) -> None:
     measured = trees(before)
     schemas = [Schema("http") for _ in measured]
     services: list[Service] = []
@@ -554,7 +561,10 @@ def bench_http(clients: int, n_events: int, rate: float, before: str | None, rou
               f"one event per request (expected=N), keep-alive connections; {rounds} round(s)"
               + ("; before and after interleaved, each round in the other order" if before else ""))
         # every table plays a duel of its own (a seed each), as a room of tables does
-        bodies = [[json.dumps([e.to_dict()]).encode() for e in generate(n_events, seed)] for seed in range(clients)]
+        duels = [generate(n_events, seed) for seed in range(clients)]
+        bodies = [[json.dumps([e.to_dict()]).encode() for e in duel] for duel in duels]
+        # this tree's duels ("after") made with their set-up, each table's recorder unchanged (``--set-up-at-create``)
+        set_ups = [[duel[0].to_dict()] for duel in duels] if set_up_at_create else None
         offered = clients * rate
         modes = (("as fast as they can (the most it takes)", None),
                  (f"paced at {rate:g} events/s each ({offered:,.0f} appends/s offered)", rate))
@@ -563,7 +573,8 @@ def bench_http(clients: int, n_events: int, rate: float, before: str | None, rou
             for label, pace in modes:
                 order = list(zip(measured, services))
                 for (name, _tree), service in (order if r % 2 == 0 else order[::-1]):
-                    run = _http_run(service.port, clients, bodies, pace, service)
+                    run = _http_run(service.port, clients, bodies, pace, service,
+                                    set_ups if name == "after" else None)
                     runs.setdefault((name, label), []).append(run)
                     served = f", {run['rate'] / offered:.0%} of the offered rate" if pace else ""
                     print(f"  {name}, {label}{f', round {r + 1}' if rounds > 1 else ''}: {run['n']:,} appends in "
@@ -571,6 +582,7 @@ def bench_http(clients: int, n_events: int, rate: float, before: str | None, rou
                           f"p95 {ms(run['p95'])}, p99 {ms(run['p99'])} ({against(run['p99'], 0.050)}); "
                           f"failures {len(run['failures'])}" + (f" (first: {run['failures'][0]})" if run["failures"] else ""))
                     print(f"    service CPU {run['cpu'] * 1000:.2f} ms an append ({against(run['cpu'], 0.0003)}; "
+                          f"{run['made'] * 1000:.2f} ms a duel made before, not counted; "
                           f"{run['loops'] * 1000:.2f} of it in the event loops); p99 after each table's first 3 "
                           f"appends {ms(run['steady99'])}")
         if rounds > 1 or before:
@@ -803,6 +815,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the store's writer processes keep the collector's defaults (not the service's settings)")
     parser.add_argument("--before", metavar="DIR",
                         help="also measure the ygoreplay of this checkout, interleaved (before/after)")
+    parser.add_argument("--set-up-at-create", action="store_true",
+                        help="HTTP: this tree's duels made with their set-up (POST /duels' set_up), each "
+                             "recorder unchanged (its set-up still its first append); --before's as ever")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     q = args.quick
@@ -813,7 +828,7 @@ def main(argv: list[str] | None = None) -> int:
                     args.threads or (8 if q else 128), args.rounds, args.bare, args.before, not args.default_gc)
     if args.only in (None, "http"):
         bench_http(args.clients or (10 if q else 200), args.http_events or (5 if q else 50), args.http_rate,
-                   args.before, args.rounds)
+                   args.before, args.rounds, args.set_up_at_create)
     if args.only in (None, "follow"):
         bench_follow(tuple(args.followers or ((10, 20) if q else (100, 1000))), args.follow_duels or (5 if q else 100),
                      args.follow_events or (5 if q else 30), args.rate, args.before)

@@ -45,7 +45,7 @@ Tried and found holding:
   ``duel_started`` is refused even in a witnessed duel (LOG-03, ``impossible``, never a flag).
 * An append judged on a head read fresh but written at the head its ``expected`` names (another
   process storing the opening in between): judged at 0, the batch must open the duel
-  (``Records._check_mode``) and a player's token may not write a machine duel at all, so the
+  (``Records.check_mode``) and a player's token may not write a machine duel at all, so the
   write at ``expected`` is refused by the rules (LOG-03) or the mode check; nothing goes in.
 * The seat race of a match's player token (``Records._seated``) on the PostgreSQL store, the
   opening stored before the request, as the command is entered and after its head is read:

@@ -38,7 +38,7 @@ def _counted(store: Store, monkeypatch) -> list[str]:
 def test_a_tables_first_append_reads_the_duel_once(tmp_path, backend, monkeypatch):
     """The live duel's load read header, access, cards and anchors; the append read the header,
     anchor and cards again in a statement of its own (``_load_head``) and the access once more
-    (``_check_mode``): a round trip, an Ed25519 check and ~0.3 ms of CPU each. The head it is
+    (``check_mode``): a round trip, an Ed25519 check and ~0.3 ms of CPU each. The head it is
     judged on is now the one the load read and checked as ``_load_head`` checks it."""
     with fresh_url(backend, tmp_path / "x.sqlite", "first") as url, Store(url) as store, Store(url) as creator:
         duel = creator.record([], "table", attachments={"access": {"visibility": "private"}})[0]   # another worker

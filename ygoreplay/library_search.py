@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Iterator, Mapping
 
 from .access import Access
+from .cache import Cache
 from .card_names import installed_names, typed_forms
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
@@ -624,16 +625,26 @@ def _found_by_shown(query: Query, row: Mapping[str, Any]) -> bool:
     return True
 
 
-def card_stats(store: Any, code: int, names: Any = None, now: float | None = None) -> dict:
+def card_stats(store: Any, code: int, names: Any = None, now: float | None = None,
+               cache: Cache | None = None) -> dict:
     """How often anyone may know a card was activated or summoned, in how many public duels, and
     how the duels ended for the player who used it (activated or summoned it). Counted per duel
     from the rows a search reads and checks the same way: each duel's row (``_listed_rows``:
     ``Store.listed`` and ``Index.vouched``, its delay's mark) and each card event and rollback
     (``_card_events``: ``Index.genuine``). An altered duel, a branch of one, or a row a writer
     to the database forged counts nothing; the answer says how many duels it left out. A
-    judge's what-if branch counts nothing either (``_PLAYED``)."""
+    judge's what-if branch counts nothing either (``_PLAYED``).
+
+    ``cache`` (the service's): the answer is kept by what it was read from, ``_stats_key``, so
+    anyone asking again reads one short statement, not every public duel of the card; a commit
+    (a duel that lands, a visibility changed, a row altered) or a delay releasing more makes a
+    new key, never a kept answer that shows what it should not."""
+    now_ms = _now_ms(now)
+    if cache is not None:
+        return cache.get(_stats_key(store, code, now_ms),
+                         lambda: card_stats(store, code, names, now_ms / 1000), lambda _answer: 512)
     index: Index = store.library
-    query, now_ms = Query(kind="duel", codes=(code,)), _now_ms(now)
+    query = Query(kind="duel", codes=(code,))
     inner, params = _visible(index, query, now_ms, rare=True)
     sql = (f"SELECT t.*, {_MARKS} FROM ({inner}) t WHERE t.cut > 0 AND {_PLAYED} "
            f"AND EXISTS ({_shown_card(query, params)})")
@@ -654,6 +665,22 @@ def card_stats(store: Any, code: int, names: Any = None, now: float | None = Non
     if left_out:
         answer["unvouched"] = len(left_out)
     return answer
+
+
+def _stats_key(store: Any, code: int, now_ms: int) -> tuple[Any, ...]:
+    """What a card's numbers at ``now_ms`` are read from (kept in the cache of its store's hub): the
+    mark of what is committed to its database (``Store.committed``) and when the next delayed
+    running public duel of the card releases more (no answer changes between two releases). Read before the numbers: a commit
+    after it makes a mark never read again, so nothing is kept under a mark it was not read at."""
+    releases = ("SELECT min(m.at + s.delay_ms) AS due FROM {streams} s JOIN {marks} m ON m.stream = s.id "
+                "WHERE s.id IN (SELECT c.stream FROM {cards} c WHERE c.code = ?) AND s.visibility = 'public' "
+                "AND s.ended = 0 AND s.parent IS NULL AND s.delay_ms > 0 AND m.at > ? - s.delay_ms")
+    with _reading(store) as cursor:
+        mark = store.committed(cursor)
+        cursor.execute(store.library.sql(releases), [code, now_ms])
+        row = cursor.fetchone()
+    due = row["due"] if isinstance(row, dict) else row[0]
+    return ("card_stats", code, mark, due)
 
 
 def player(store: Any, name: str, limit: int = MAX_LIMIT, cursor: str | None = None,

@@ -878,13 +878,14 @@ class Hub:
         live = self.get(duel_id)
         with live.lock:
             live.writing += 1
-        written: list[Record] = []
+        written: list[Record] | None = None
         try:
             written = append()
         finally:
             with live.lock:
                 live.writing -= 1
-            self.changed(duel_id, written or None)
+            if written != []:            # [] wrote nothing (a set-up sent again): nothing to take in
+                self.changed(duel_id, written or None)
         return written
 
     def changed(self, duel_id: str, written: list[Record] | None = None) -> None:

@@ -754,12 +754,15 @@ class _Live:
     kind: StreamKind = DUEL
     effects_digest: bytes | None = None
     #: its ``access`` attachment's latest row as read (or written) with it, None when it had none:
-    #: what a duel's first append is checked by (``Records._check_mode``) without reading it again
+    #: what a duel's first append is checked by (``Records.check_mode``) without reading it again
     access: bytes | None = None
     #: the bytes of its header's, events' and card facts' rows (``MAX_STORED``): when not ``exact``,
     #: at most this many (a stream read from the store: ``_head_of``)
     size: int = 0
     exact: bool = True
+    #: the records a stream was made with by this process (``record``), while its head is at them:
+    #: what ``created`` gives the service's new duel made with its set-up, never read back
+    made: tuple[Record, ...] = ()
 
 
 def key_claim(key: str, stream_id: str) -> dict[str, dict[str, dict]]:
@@ -2195,7 +2198,7 @@ class Store:
             _keep_card_facts(duel_id, *read_back)
         stream.use_cards(history, cards)
         done = _Live(history, live.header, cards, digest, head, stream, effects_digest, live.access, size + grown,
-                     exact)
+                     exact, tuple(written) if live.head is None else ())
         if gather is None:
             self._remember(duel_id, done)
         else:
@@ -2526,11 +2529,12 @@ class Store:
         return header, settings, found[0], records, broken
 
     def created(self, stream_id: str) -> tuple[Header, dict | None, CardDB, list[Record], int | None] | None:
-        """What ``opened`` gives of a stream this process recorded with no events and holds as it
-        wrote it (its header, its ``access`` attachment, no card facts, no events), not read again:
-        the service's every new duel was read back and its anchor checked on its first append
-        (issue 25). None when it is held past 0 events, or not held, or an append of this process
-        to it is under way (never waited for): then it is read as any other."""
+        """What ``opened`` gives of a stream this process recorded and holds as it wrote it (its
+        header, its ``access`` attachment, its card facts and the events it was made with: none,
+        or a duel's set-up), not read again: the service's every new duel was read back and its
+        anchor checked on its first append (issue 25). None when it is held past the events it
+        was made with, or not held, or an append of this process to it is under way (never
+        waited for): then it is read as any other."""
         lock = self._lock_for(stream_id)
         if not lock.acquire(blocking=False):
             return None
@@ -2538,10 +2542,11 @@ class Store:
             live = self._cached(stream_id)
         finally:
             lock.release()
-        if live is None or live.head is None or live.head.count != 0 or live.cards_digest != chain.GENESIS:
+        if (live is None or live.head is None or live.head.count != len(live.made)
+                or (not live.made and live.cards_digest != chain.GENESIS)):
             return None
         settings = self._attached(stream_id, "access", live.access) if live.access is not None else None
-        return live.header, settings, live.cards, [], None
+        return live.header, settings, live.cards, list(live.made), None
 
     def _hold_new(self, stream_id: str, header: Header, anchor: StoredEvent | None, cards_rows: list[StoredEvent],
                   access: StoredEvent | None) -> None:
@@ -2672,7 +2677,7 @@ class Store:
     def witnessed(self, duel_id: str, fresh: bool = False) -> tuple[int, bool, dict | None]:
         """How many events the duel holds, whether it is witnessed (its duel_started says so),
         and, at 0 events, its ``access`` attachment as read with them (what its first append is
-        checked by: ``Records._check_mode``; None when it has none, and past 0), from the head its
+        checked by: ``Records.check_mode``; None when it has none, and past 0), from the head its
         appends use: held in memory (no read), else or when ``fresh`` read now. A head held at
         0 events may be behind another process's first append: what is judged on it is written
         at 0 only (``Records.append_records``)."""
@@ -2685,6 +2690,23 @@ class Store:
         first = fold.position == 0 and live.access is not None
         return (fold.position, bool(getattr(fold.state, "witnessed", False)),
                 self._attached(duel_id, "access", live.access) if first else None)
+
+    def opening(self, duel_id: str, count: int) -> tuple[list[Event], bytes | None]:
+        """The duel's first ``count`` events and, when held, the chain hash after them: from the
+        fold its appends hold when it holds exactly those (this process wrote them, or read and
+        checked them), no read; else as the signed anchors vouch for them, read (the hash None:
+        a receipt reads the one its anchor signs). What a set-up sent again is compared with
+        (``Records._opening_again``)."""
+        with self._lock_for(duel_id):
+            live = self._cached(duel_id)
+            if live is not None:
+                fold = live.history
+                effective = getattr(fold, "effective", None)
+                if (live.head is not None and live.head.count == fold.position == count and fold.base == 0
+                        and effective is not None and len(effective) == count and not fold.reverted):
+                    return [event for _position, event in effective], live.head.hash
+        records, _broken = self.chained_after(duel_id, 0, self.head_header(duel_id).root, upto=count)
+        return [record.event for record in records], None
 
     def head_state(self, duel_id: str) -> Any:
         """The board at the duel's head (a ``DuelState``; None for a match), from the fold its

@@ -29,6 +29,7 @@ from ..i18n import say
 from ..access import PLAYERS, Access, Seating, digest, knows_match, matches, recorders_of, view_of
 from ..application import Records
 from ..errors import StoreError, VerificationError
+from ..events import Event
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
 from ..store import Store
@@ -392,9 +393,11 @@ class Service:
 
     def create(self, title: str, visibility: str, delay_events: int, delay_seconds: float,
                request_base: str = "", release: tuple[str | None, str | None, str | None] = (None, None, None),
-               mode: str = "machine", warnings: bool | None = None) -> dict:
+               mode: str = "machine", warnings: bool | None = None, set_up: list[Event] = ()) -> dict:
         access, tokens = Access.issue(visibility, delay_events, delay_seconds, *release, mode=mode, warnings=warnings)
-        done = self.records.record([], title, attachments={"access": access.to_dict()})
+        if set_up:          # its first events say the mode the organiser chose, as its first append's must
+            Records.check_mode("(new)", access.to_dict(), list(set_up))
+        done = self.records.record(list(set_up), title, attachments={"access": access.to_dict()}, strict=True)
         assert done.id is not None and done.receipt is not None
         self.hub.created(done.id)            # its first append here neither reads nor checks it again
         return {**self._created(done.id, tokens, request_base, mode == "witnessed"), **done.receipt.fields(),

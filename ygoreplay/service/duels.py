@@ -29,11 +29,16 @@ from ..text import checked, number
 from ..trust import origin_of, trust_of
 from ..views import out_of_sight
 from .common import (
-    BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _receipt, _request_events,
-    _ygr, event_json, WRITTEN_SCHEMA, written_at)
+    BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _events, _receipt,
+    _request_events, _ygr, event_json, WRITTEN_SCHEMA, written_at)
 from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
 
 router = APIRouter()
+#: What ``POST /duels``' ``set_up`` is, as its schema and its docstring say it.
+SET_UP = ("the duel's first events (its duel_started or position_set_up, its decks), written with it, all or none "
+          "(a rule broken: 422, no duel): the organiser's, before its table opens. The table's recorder may "
+          "still send them as its first append (expected=0): the same events are answered as written, "
+          "nothing written twice.")
 
 
 @router.post("/duels", status_code=201, tags=["organiser"], dependencies=[Depends(organiser)],
@@ -41,16 +46,19 @@ router = APIRouter()
                  "type": "object", "properties": {
                      "title": {"type": "string", "maxLength": 500},
                      "visibility": {"enum": list(VISIBILITIES)},
-                     "delay": {"type": "object", "properties": {
+                     "delay": {"type": "object", "additionalProperties": False, "properties": {
                          "events": {"type": "integer", "minimum": 0, "maximum": 100000},
                          "seconds": {"type": "number", "minimum": 0, "maximum": 86400}}},
                      "release": {"enum": list(RELEASES)}, "event": {"type": "string", "maxLength": 200},
                      "release_at": {"type": "string", "format": "date-time"},
-                     "mode": {"enum": list(MODES)}, "warnings": {"type": "boolean"}}}}}}})
+                     "mode": {"enum": list(MODES)}, "warnings": {"type": "boolean"},
+                     "set_up": {"type": "array", "items": {"type": "object"}, "maxItems": MAX_EVENTS,
+                                "description": SET_UP}}}}}}})
 async def create_duel(request: Request, service: ServiceDep) -> dict:
     """A new duel: its id, a token for each role, and a viewer link for each token. ``mode``
     ``witnessed`` records a duel played at a table: an illegal event is kept, flagged (its
-    duel_started must say ``"witnessed": true``); ``machine`` (the default) refuses it."""
+    duel_started must say ``"witnessed": true``); ``machine`` (the default) refuses it.
+    ``set_up``: """ + SET_UP
     body = await _body_json(request) if await request.body() else {}
     title, visibility, events_delay, seconds_delay, release = _settings(body)
     mode = body.get("mode", "machine")
@@ -59,9 +67,12 @@ async def create_duel(request: Request, service: ServiceDep) -> dict:
     warnings = body.get("warnings")
     if warnings is not None and not isinstance(warnings, bool):
         raise HTTPError(400, say("warnings is true or false"), where="warnings")
+    set_up = body.get("set_up", [])
+    if not isinstance(set_up, list):
+        raise HTTPError(400, say("the body must be a JSON array of events"), where="set_up")
     base = str(request.base_url).rstrip("/")
     return await asyncio.to_thread(service.create, title, visibility, events_delay, float(seconds_delay), base,
-                                   release, mode, warnings)
+                                   release, mode, warnings, _events(set_up))
 
 
 def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | None, str | None]]:
@@ -79,13 +90,17 @@ def _settings(body: Any) -> tuple[str, str, int, float, tuple[str | None, str | 
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     if not isinstance(delay, dict):
         raise HTTPError(400, say("delay is {shape}", shape="{events, seconds}"), where="delay")
+    strange = sorted(f"delay.{field}" for field in set(delay) - {"events", "seconds"})
+    if strange:
+        raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(strange)), where=strange[0])
     events_delay, seconds_delay = delay.get("events", 0), delay.get("seconds", 0)
     if not (isinstance(events_delay, int) and not isinstance(events_delay, bool) and 0 <= events_delay <= 100000):
         raise HTTPError(400, say("delay.events is a whole number 0..100000"), where="delay.events")
     if not (isinstance(seconds_delay, (int, float)) and not isinstance(seconds_delay, bool)
             and 0 <= seconds_delay <= 86400):
         raise HTTPError(400, say("delay.seconds is a number 0..86400"), where="delay.seconds")
-    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode", "warnings"}
+    unknown = set(body) - {"title", "visibility", "delay", "release", "event", "release_at", "mode", "warnings",
+                           "set_up"}
     if unknown:
         raise HTTPError(400, say("unknown field(s) {fields}", fields=", ".join(sorted(unknown))), where="body")
     try:
@@ -173,6 +188,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
         return view_of(writer.role, live.access.mode) if isinstance(writer, Seating) else caller.view
     first, stop, view, seen = await service.in_thread(_appended_as_seen, service, duel_id, appended, writing_as)
     receipt, flags = done
+    stop = receipt.events if stop is None else stop
     if view == "judge":                         # the record's own fold is the judge's view
         return {**written_at(stop, stop - first), **receipt.fields(), "flags": [violation_dict(f) for f in flags]}
     # a player's device, a witnessed duel's recorder (the table's view): the flags its own view's
@@ -184,16 +200,17 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
 
 
 def _appended_as_seen(service: Service, duel_id: str, appended: Callable[[], list],
-                      writing_as: Callable[[], str]) -> tuple[int, int, str, list | None]:
+                      writing_as: Callable[[], str]) -> tuple[int, int | None, str, list | None]:
     """The append (``Hub.appending``), then its first event's index, the duel's length, the view its writer reads it
     through once seated (``writing_as``), and but for the judge's the flags that view's own fold
     finds in what it wrote (``LiveDuel.flags``): in the append's own thread, once its records are
     taken in. A second hop to a thread and back was every such append's (each table's
     scorekeeper, a player's device: issue 25)."""
     written = service.hub.appending(duel_id, appended)
-    stop = written[-1].position + 1
     view = writing_as()
-    first = written[0].position
+    if not written:                  # its set-up sent again (``Records._opening_again``): the receipt's head
+        return 0, None, view, None if view == "judge" else []
+    first, stop = written[0].position, written[-1].position + 1
     return first, stop, view, None if view == "judge" else service.hub.get(duel_id).flags(view, first, stop)
 
 
