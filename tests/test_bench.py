@@ -4,21 +4,21 @@ benchmark cannot rot unnoticed (as ``bench/store.py`` did when ``replay()`` lost
 
 The scripts import this checkout's ``ygoreplay`` (PYTHONPATH), use the suite's PostgreSQL
 (``YGOREPLAY_TEST_POSTGRES``, as ``$YGOREPLAY_BENCH_PG``) and Debian's chromium, like the other tests.
+
+The slowest benchmarks are in ``test_bench_service``, ``test_bench_browser`` and ``test_bench_store``:
+``--dist loadfile`` gives a file's tests to one worker, and this one file was one worker's 2–6
+minutes while the other worker ran everything else.
 """
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
-from conftest import ROOT, SHARED, shared_path
+from conftest import ROOT, shared_path
 
 POSTGRES = os.environ.get("YGOREPLAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REAL = ("real-replays", "edopro")
 NUMBER = r"[\d,]+(?:\.\d+)?"
 
@@ -66,43 +66,11 @@ def test_synthetic_prints_a_legal_duel_and_its_mix():
                    r"^chains by length: \{1: \d+")
 
 
-def test_store_prints_seek_boards_and_append_on_sqlite_and_postgresql():
-    boards = ((rf"^  board {name} +median {NUMBER} of the engine's time over \d+ positions, p95 {NUMBER} "
-               rf"\(limit {NUMBER}: {NUMBER} of its limit\)" for name in ("state", "drawn", r"show --at N",
-                                                                      r"show \(resident\)"))
-              if SHARED.joinpath(*REAL).is_dir() else ())
-    cpu = ((rf"^  in CPU time .*: state median {NUMBER}, drawn {NUMBER} of the engine's time \({NUMBER} of its limit\)",)
-           if SHARED.joinpath(*REAL).is_dir() else ())
-    assert_figures(run_bench("store.py"),
-                   rf"^  sqlite +seek median {NUMBER} ms with snapshots vs {NUMBER} ms full refold = {NUMBER}x "
-                   rf"\({NUMBER} of the 0.5 ms limit\); "
-                   rf"append {NUMBER} events/s",
-                   rf"^  postgres +seek median {NUMBER} ms .* append {NUMBER} events/s",
-                   r"same state from both at every position refolded: yes", r"4/4 hash chains verify",
-                   rf"^  every 16: record +{NUMBER} events/s .* seek median {NUMBER} ms \({NUMBER} of the 0.5 ms limit\)",
-                   rf"^  state_at in CPU time \(this process's\): median {NUMBER} ms \({NUMBER} of its limit\)",
-                   *boards, *cpu)
-
-
 def test_memory_prints_each_peak_against_decoding_the_records():
     output = run_bench("memory.py")
     for work in ("open \\+ fold", "verified \\+ fold"):
         assert_figures(output, rf"^    {work} +{NUMBER} B an event  {NUMBER}x decode  "
                                rf"\(limit 1.2x: {NUMBER} of its limit\)")
-
-
-def test_service_prints_the_store_http_and_followers():
-    assert_figures(run_bench("service.py"),
-                   r"raw psycopg, group commit of the same payloads:\n +100 appends in .*errors 0; stored 100 of 100 \(lost 0\)",
-                   rf"^  after: rate / raw group commit {NUMBER} .*of its limit .*append p99 {NUMBER} ms, {NUMBER} of its "
-                   r"limit .*lost 0, met",
-                   rf"after, as fast as they can .*: 50 appends in {NUMBER} s = {NUMBER} appends/s; .*failures 0",
-                   rf"service CPU {NUMBER} ms an append \({NUMBER} of its limit",
-                   r"after, 10 followers .*: 10/10 got every event once, in order",
-                   r"after, 20 followers .*: 20/20 got every event once, in order",
-                   rf"after: p99 lag of 20 followers / of 10: {NUMBER}",
-                   rf"after, 20 followers of one duel: 20/20 got every event once, in order; service CPU {NUMBER} us "
-                   rf"a delivery .*; the followers' client {NUMBER} us")
 
 
 def test_size_prints_bytes_per_event():
@@ -148,76 +116,11 @@ def test_cards_prints_what_the_database_costs_a_command():
                    rf"the database costs a command [+-]{NUMBER} ms")
 
 
-def test_viewer_prints_the_time_to_show_positions():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("viewer.py", "--chromium", CHROMIUM),
-                   rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
-
-
-def test_recorder_prints_taps_round_trips_and_a_round_in_parallel():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("recorder.py", "--chromium", CHROMIUM),
-                   rf"^  life_points_changed +{NUMBER} / \d+", rf"^  every event +{NUMBER} / \d+",
-                   rf"^round trip of \d+ entries: p50 {NUMBER} ms, p99 {NUMBER} ms",
-                   rf"^a round of 2 tables in parallel, 24 entries \(setups and moves\): round trip p50 {NUMBER} ms, "
-                   rf"p99 {NUMBER} ms; 22 moves in {NUMBER} s, {NUMBER} entries/s")
-
-
 def test_checkable_prints_the_rules_caught_from_each_record():
     assert_figures(run_bench("checkable.py"), r"^5 illegal scenarios, \d+ rules",
                    r"^rules caught from the spectator's record: \d+ of \d+$",
                    r"^rules caught from the spectator\+decklists's record: \d+ of \d+$",
                    r"^rules caught from the p0's record: \d+ of \d+$", r"^rules caught from the p1's record: \d+ of \d+$")
-
-
-def test_startup_prints_each_command_as_a_ratio_to_a_bare_interpreter():
-    assert_figures(run_bench("startup.py"), rf"^  bare python +wall median +{NUMBER} ms",
-                   *(rf"^  {name} +wall median +{NUMBER} ms, ratio +{NUMBER}x spread {NUMBER}-{NUMBER} \((limit "
-                     rf"{NUMBER}x: {NUMBER} of its limit|no limit)\); CPU ratio +{NUMBER}x"
-                     for name in ("--help", "check", "show", "log")),
-                   *(rf"^  {name} +answered by a resident: wall median +{NUMBER} ms, ratio +{NUMBER}x"
-                     for name in ("check", "show", "log")))
-
-
-def test_startup_and_the_boards_measure_a_tree_before_side_by_side():
-    """``--before DIR``: the tree before's commands run too, in-process and by a resident of its
-    own code (here this tree again, as the tree before), each said before → after; a resident
-    that did not answer every command sent to it would be said."""
-    startup = run_bench("startup.py", "--before", str(ROOT))
-    assert_figures(startup, rf"^ +before → after: ratio +{NUMBER}x → +{NUMBER}x, CPU ratio",
-                   rf"^ +before → after: ratio +{NUMBER}x → +{NUMBER}x, the command's own CPU ratio")
-    assert "did not answer" not in startup
-    if SHARED.joinpath(*REAL).is_dir():
-        boards = run_bench("store.py", "--no-postgres", "--before", str(ROOT))
-        assert_figures(boards, rf"^  board before \(resident\) +median {NUMBER} of the engine's time",
-                       rf"^  resident: after ÷ before, position by position: median {NUMBER}")
-        assert "its figures are not a resident's" not in boards
-
-
-def test_search_prints_the_indexing_cost_and_search_percentiles():
-    output = run_bench("search.py")
-    assert_figures(output,
-                   rf"^sqlite: append, .*: {NUMBER} us/event before, {NUMBER} us/event with the index",
-                   rf"^sqlite: index size .*: {NUMBER} bytes/event",
-                   rf"^sqlite: search by card event: p50 {NUMBER} ms, p99 {NUMBER} ms",
-                   rf"^postgresql: search combined: p50 {NUMBER} ms, p99 {NUMBER} ms")
-    # the searches timed found rows: a generated library the search lists none of (``Store.listed``
-    # names only a duel whose header its last signed anchor names) timed empty pages
-    for backend in ("sqlite", "postgresql"):
-        for kind in ("by player", "by card event"):
-            found = re.search(rf"^{backend}: search {kind}: .*mean rows returned ({NUMBER})", output, re.MULTILINE)
-            assert found and float(found[1]) > 0, f"{backend}'s searches {kind} returned no rows:\n{output}"
-
-
-def test_library_page_prints_first_paint_and_rows_drawn():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("library_page.py", "--chromium", CHROMIUM),
-                   *(rf"^  {re.escape(page)} +response p50 +{NUMBER} ms p99 +{NUMBER} ms, first-contentful-paint "
-                     rf"p50 +{NUMBER} ms p99 +{NUMBER} ms, rows drawn p50 +{NUMBER} ms p99 +{NUMBER} ms \(3 loads\)"
-                     for page in ("/ (recent duels)", "/library?player=...")))
 
 
 def test_opening_prints_each_figure_against_the_tree_before():
@@ -226,15 +129,6 @@ def test_opening_prints_each_figure_against_the_tree_before():
     assert_figures(output, *(rf"^  {figure} +{NUMBER} us +before +{NUMBER} us +this / before {NUMBER}"
                              for figure in ("real fold", "real redact", "real live",
                                             "synthetic fold", "synthetic redact", "synthetic live")))
-
-
-def test_vouched_reads_prints_each_reads_time():
-    assert_figures(run_bench("vouched_reads.py"), r'"search\(20\)": ' + NUMBER, r'"load\(verified=False\)": ' + NUMBER)
-
-
-def test_pg_outage_cost_prints_the_normal_paths_figures():
-    assert_figures(run_bench("pg_outage_cost.py"), rf"^lone append: {NUMBER} µs$", rf"^group append: {NUMBER} µs$",
-                   rf"^info: {NUMBER} µs$", rf"^state_at: {NUMBER} µs$")
 
 
 def test_pg_write_prints_a_writes_cpu_and_with_a_tree_before_each_pairs_ratio():
@@ -252,18 +146,6 @@ def test_append_loop_prints_an_appends_cpu_and_the_event_loops_calls_and_each_pa
                    rf"+{NUMBER} an append$",
                    rf"^  before +CPU +{NUMBER} us an append",
                    rf"^  event loop Python calls an append +this tree / before: {NUMBER} \(pairs {NUMBER}\)$")
-
-
-def test_service_store_gives_each_tree_the_place_after_the_raw_run_in_turn():
-    """``--only store --before DIR``: the run right after the raw run spent more CPU an append
-    whichever tree it was (#25, eleventh pass: main always there read as a 1.06-1.16x
-    regression), so the trees take that place in turn, and their CPU an append is compared
-    round by round."""
-    out = run_bench("service.py", "--only", "store", "--before", str(ROOT), "--rounds", "2")
-    order = re.findall(r"^  round (\d), ygoreplay Store, (after|before) ", out, re.MULTILINE)
-    assert order == [("1", "after"), ("1", "before"), ("2", "before"), ("2", "after")], out
-    assert_figures(out, rf"^  CPU an append in the writer processes, after / before: median {NUMBER} "
-                        rf"\(per round {NUMBER}, {NUMBER}; after ran first in rounds 1, 3, \.\.\.\)$")
 
 
 def test_round_page_prints_a_changes_cpu_with_the_rows_kept_and_each_followers_bytes():
