@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("YGOREPLAY_SHARED", ROOT.parent / "shared"))
+CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -70,6 +74,29 @@ def _ctrl_c_as_found():
     yield
     if found is not None and signal.getsignal(signal.SIGINT) is not found:
         signal.signal(signal.SIGINT, found)
+
+
+@pytest.fixture(scope="session")
+def chromium_endpoint():
+    """The DevTools address of the worker's one chromium (``chromium_host.py``), started when a
+    browser file first asks: each browser file launched its own (23 files; a second of wall and
+    half a second of CPU each). A file still has its own Playwright and its own contexts."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+    host = subprocess.Popen([sys.executable, str(Path(__file__).with_name("chromium_host.py")), CHROMIUM,
+                             "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    endpoint = host.stdout.readline().strip()
+    if not endpoint:
+        host.kill()
+        pytest.fail(f"chromium did not start (tests/chromium_host.py exited {host.wait()})")
+    yield endpoint
+    host.stdin.close()
+    try:
+        host.wait(30)
+    except subprocess.TimeoutExpired:
+        host.kill()
+        host.wait()
 
 
 def shared_path(*parts: str) -> Path:

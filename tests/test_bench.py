@@ -4,21 +4,19 @@ benchmark cannot rot unnoticed (as ``bench/store.py`` did when ``replay()`` lost
 
 The scripts import this checkout's ``ygoreplay`` (PYTHONPATH), use the suite's PostgreSQL
 (``YGOREPLAY_TEST_POSTGRES``, as ``$YGOREPLAY_BENCH_PG``) and Debian's chromium, like the other tests.
+The benchmarks that serve or drive chromium are in ``test_bench_service`` (a file of their own, so
+that ``--dist loadfile`` gives the benchmarks to both workers).
 """
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 from conftest import ROOT, SHARED, shared_path
 
 POSTGRES = os.environ.get("YGOREPLAY_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REAL = ("real-replays", "edopro")
 NUMBER = r"[\d,]+(?:\.\d+)?"
 
@@ -91,20 +89,6 @@ def test_memory_prints_each_peak_against_decoding_the_records():
                                rf"\(limit 1.2x: {NUMBER} of its limit\)")
 
 
-def test_service_prints_the_store_http_and_followers():
-    assert_figures(run_bench("service.py"),
-                   r"raw psycopg, group commit of the same payloads:\n +100 appends in .*errors 0; stored 100 of 100 \(lost 0\)",
-                   rf"^  after: rate / raw group commit {NUMBER} .*of its limit .*append p99 {NUMBER} ms, {NUMBER} of its "
-                   r"limit .*lost 0, met",
-                   rf"after, as fast as they can .*: 50 appends in {NUMBER} s = {NUMBER} appends/s; .*failures 0",
-                   rf"service CPU {NUMBER} ms an append \({NUMBER} of its limit",
-                   r"after, 10 followers .*: 10/10 got every event once, in order",
-                   r"after, 20 followers .*: 20/20 got every event once, in order",
-                   rf"after: p99 lag of 20 followers / of 10: {NUMBER}",
-                   rf"after, 20 followers of one duel: 20/20 got every event once, in order; service CPU {NUMBER} us "
-                   rf"a delivery .*; the followers' client {NUMBER} us")
-
-
 def test_size_prints_bytes_per_event():
     folder = shared_path(*REAL)
     assert_figures(run_bench("size.py", "--yrpx", str(folder)),
@@ -146,23 +130,6 @@ def test_effects_real_prints_the_calls_with_and_without_effect_facts(tmp_path):
 def test_cards_prints_what_the_database_costs_a_command():
     assert_figures(run_bench("cards.py"), rf"open \+ facts of a 60-card deck: +{NUMBER} ms",
                    rf"the database costs a command [+-]{NUMBER} ms")
-
-
-def test_viewer_prints_the_time_to_show_positions():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("viewer.py", "--chromium", CHROMIUM),
-                   rf"^  scrub +20 positions: median +{NUMBER} ms", rf"^  step +300 positions: median +{NUMBER} ms")
-
-
-def test_recorder_prints_taps_round_trips_and_a_round_in_parallel():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("recorder.py", "--chromium", CHROMIUM),
-                   rf"^  life_points_changed +{NUMBER} / \d+", rf"^  every event +{NUMBER} / \d+",
-                   rf"^round trip of \d+ entries: p50 {NUMBER} ms, p99 {NUMBER} ms",
-                   rf"^a round of 2 tables in parallel, 24 entries \(setups and moves\): round trip p50 {NUMBER} ms, "
-                   rf"p99 {NUMBER} ms; 22 moves in {NUMBER} s, {NUMBER} entries/s")
 
 
 def test_checkable_prints_the_rules_caught_from_each_record():
@@ -211,15 +178,6 @@ def test_search_prints_the_indexing_cost_and_search_percentiles():
             assert found and float(found[1]) > 0, f"{backend}'s searches {kind} returned no rows:\n{output}"
 
 
-def test_library_page_prints_first_paint_and_rows_drawn():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
-    assert_figures(run_bench("library_page.py", "--chromium", CHROMIUM),
-                   *(rf"^  {re.escape(page)} +response p50 +{NUMBER} ms p99 +{NUMBER} ms, first-contentful-paint "
-                     rf"p50 +{NUMBER} ms p99 +{NUMBER} ms, rows drawn p50 +{NUMBER} ms p99 +{NUMBER} ms \(3 loads\)"
-                     for page in ("/ (recent duels)", "/library?player=...")))
-
-
 def test_opening_prints_each_figure_against_the_tree_before():
     shared_path(*REAL)
     output = run_bench("opening.py", "--before", str(ROOT))
@@ -230,28 +188,6 @@ def test_opening_prints_each_figure_against_the_tree_before():
 
 def test_vouched_reads_prints_each_reads_time():
     assert_figures(run_bench("vouched_reads.py"), r'"search\(20\)": ' + NUMBER, r'"load\(verified=False\)": ' + NUMBER)
-
-
-def test_pg_outage_cost_prints_the_normal_paths_figures():
-    assert_figures(run_bench("pg_outage_cost.py"), rf"^lone append: {NUMBER} µs$", rf"^group append: {NUMBER} µs$",
-                   rf"^info: {NUMBER} µs$", rf"^state_at: {NUMBER} µs$")
-
-
-def test_pg_write_prints_a_writes_cpu_and_with_a_tree_before_each_pairs_ratio():
-    assert_figures(run_bench("pg_write.py"),
-                   rf"^  a write: {NUMBER} us of CPU \(median of \d+\); an append {NUMBER} us wall$")
-    assert_figures(run_bench("pg_write.py", "--before", str(ROOT)),
-                   rf"^  pair 1: a write {NUMBER} -> {NUMBER} us of CPU \({NUMBER}\)",
-                   rf"^  a write's CPU, after / before: median {NUMBER} of 1 pairs")
-
-
-def test_append_loop_prints_an_appends_cpu_and_the_event_loops_calls_and_each_pairs_ratios():
-    """``bench/append_loop.py`` (#25, eighteenth pass): the service's append called in process."""
-    assert_figures(run_bench("append_loop.py", "--before", str(ROOT), "--pairs", "1"),
-                   rf"^  this tree +CPU +{NUMBER} us an append +event loop +{NUMBER} us +event loop Python calls "
-                   rf"+{NUMBER} an append$",
-                   rf"^  before +CPU +{NUMBER} us an append",
-                   rf"^  event loop Python calls an append +this tree / before: {NUMBER} \(pairs {NUMBER}\)$")
 
 
 def test_service_store_gives_each_tree_the_place_after_the_raw_run_in_turn():

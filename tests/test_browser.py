@@ -11,7 +11,6 @@ import base64
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from conftest import CHROMIUM  # noqa: F401  (the browser files import it from here)
 from test_service import REPLAYS, Server, auth, create, events_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -33,16 +33,15 @@ expect = playwright_api.expect
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("YGOREPLAY_SCREENSHOTS", ROOT / ".screenshots"))
-CHROMIUM = os.environ.get("YGOREPLAY_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CLASSIC = CardDB.classic()
 
 
 @pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does)")
+def browser(chromium_endpoint):
+    """The worker's chromium (``conftest.chromium_endpoint``), driven by this file's Playwright;
+    closing it closes the contexts this file made."""
     with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        b = p.chromium.connect_over_cdp(chromium_endpoint)
         yield b
         b.close()
 
