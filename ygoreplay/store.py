@@ -3154,18 +3154,22 @@ class Store:
     def _resume(self, duel_id: str, row: StoredEvent | _Row, event_row: StoredEvent | _Row,
                 cards: CardDB) -> tuple[History, bytes] | None:
         """The history a snapshot row holds and its chain hash, when its key is trusted here, its
-        MAC (when this store holds that key: ``_vouched``) or else its signature holds, and its
-        hash is that of ``event_row``, the stored event it follows; None when not."""
+        MAC (when this store holds that key: ``_vouched``) or else its signature holds, its hash
+        is that of ``event_row``, the stored event it follows, and this version reads it
+        (``History.readable``: another version's is left as it is, for that version, even by a
+        store open for writing; the events are folded instead); None when not."""
         try:
             snap = msgpack.unpackb(row.state)
             at = snap["h"]
             if event_row.originator_version != row.originator_version or \
                     self._envelope(duel_id, event_row).get("h") != at or not self._snapshot_signed(duel_id, row, snap):
                 return None
-            return History.from_data(_snapshot_data(snap), cards, audit=True,
-                                     restore=self._restorer(duel_id, cards)), at
-        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
-                EventFormatError, CardDBError):
+            data = _snapshot_data(snap)
+            if not History.readable(data):
+                return None
+            return History.from_data(data, cards, audit=True, restore=self._restorer(duel_id, cards)), at
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError, msgpack.ExtraData, zlib.error,
+                StoreError, EventFormatError, CardDBError):
             return None
 
     def _snapshot_signed(self, duel_id: str, row: StoredEvent | _Row, snap: dict) -> bool:
@@ -3535,7 +3539,9 @@ class Store:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
         the chain there, and equal to a fresh fold. One past the events read is an append's since
         (written with its events) when the duel has those events now; a prefix (``signed``: its
-        last anchor's count) reads none past that anchor."""
+        last anchor's count) reads none past that anchor. One of a version this one does not read
+        (``History.readable``: a newer ygoreplay's) is not used here, so not compared: the
+        version that reads it checks it."""
         newest = self.snapshots.select_events(duel_id, lte=signed, desc=True, limit=1)
         if not newest:
             return ""
@@ -3556,10 +3562,13 @@ class Store:
                 if signer is None or not bound or not signer.verify(
                         snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
-                for stored in itertools.islice(events, position - done):
-                    history.append(self._decode(duel_id, stored).event)
+                stored = _snapshot_data(snap)
+                if not History.readable(stored):
+                    continue
+                for event_row in itertools.islice(events, position - done):
+                    history.append(self._decode(duel_id, event_row).event)
                 done = position
-                stored, fresh = _snapshot_data(snap), msgpack.unpackb(msgpack.packb(history.to_data()))
+                fresh = msgpack.unpackb(msgpack.packb(history.to_data()))
                 if stored != fresh and _in_shape_of(fresh, stored) != stored:
                     return f"the snapshot at {position} is not the state the events give there"
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error):
@@ -3666,6 +3675,8 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
     if isinstance(old.get("attack"), list) and state["attack"] is not None:
         cut["attack"] = state["attack"][:len(old["attack"])]
     shaped = {**fresh, "state": cut}
+    if "v" not in stored:                     # written before snapshots named their version
+        del shaped["v"]
     if isinstance(fresh.get("witnessed"), dict) and isinstance(stored.get("witnessed"), dict):
         shaped["witnessed"] = {k: v for k, v in fresh["witnessed"].items() if k in stored["witnessed"]}
     return shaped
