@@ -76,19 +76,19 @@ def stored_row(url: str, duel: str) -> bytes:
     return bytes(state)
 
 
-def rewrite(url: str, store: Store, duel: str, change: Callable[[dict], None]) -> bytes:
+def rewrite(url: str, writer: Store, duel: str, change: Callable[[dict], None]) -> bytes:
     """The snapshot at AT as ``change`` makes its data, signed by the store's key as the store
     signs its own (another version of ygoreplay, the same organiser); its row's bytes."""
     snap = msgpack.unpackb(stored_row(url, duel))
     data = _snapshot_data(snap)
     change(data)
-    row = store._snapshot_row(duel, AT, _pack_snapshot(data), snap["h"])
+    row = writer._snapshot_row(duel, AT, _pack_snapshot(data), snap["h"])
     execute(url, f"UPDATE {{t}} SET state = ? {WHERE}", (row.state, duel, AT), snapshots=True)
     return row.state
 
 
-def as_the_events_give(store: Store, duel: str) -> dict[int, dict]:
-    return {n: store.state_at(duel, n).to_data() for n in SOUGHT}
+def as_the_events_give(reader: Store, duel: str) -> dict[int, dict]:
+    return {n: reader.state_at(duel, n).to_data() for n in SOUGHT}
 
 
 def read_as_the_events_give(url: str, duel: str, expected: dict[int, dict], events: int) -> None:
@@ -123,11 +123,11 @@ def test_a_snapshot_this_version_cannot_read_is_not_used(store_url, store, chang
 def test_a_real_duel_with_a_snapshot_of_another_version_reads_as_its_events_give(tmp_path, change):
     real = sorted(shared_path("real-replays", "edopro").glob("*.yrpX"))[0]
     url = str(tmp_path / "duels.sqlite")
-    with Store(url) as store:
-        done, _agreement = Records(store).import_yrpx(real, None, None)
+    with Store(url) as writer:
+        done, _agreement = Records(writer).import_yrpx(real, None, None)
         assert done.stored > AT + SNAPSHOT_EVERY
-        expected = as_the_events_give(store, done.id)
-        rewrite(url, store, done.id, change)
+        expected = as_the_events_give(writer, done.id)
+        rewrite(url, writer, done.id, change)
     read_as_the_events_give(url, done.id, expected, done.stored)
 
 

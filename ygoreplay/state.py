@@ -601,7 +601,6 @@ class DuelState:
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state
 
-
     @staticmethod
     def fits(data: object) -> bool:
         """Whether ``data``, the state of a snapshot that names no version (written before
@@ -613,17 +612,19 @@ class DuelState:
             return False
         scalars, cards, attack = data.get("scalars"), data.get("cards"), data.get("attack")
         text = scalars.get("card_text", ()) if isinstance(scalars, dict) else None
+        # one ``to_data`` made every card row alike: the first stands for them (this is asked on
+        # every seek of a store written before snapshots named their version), and a wider one
+        # further on is refused by ``_cards_from_rows`` all the same (ValueError)
         return (isinstance(text, (list, tuple)) and len(text) <= CARD_TEXT_SLOTS and scalars.keys() <= _SCALAR_NAMES
-                and isinstance(cards, list) and all(type(row) is list and _CARD_NARROWEST <= len(row) <= _CARD_WIDTH
-                                                    for row in cards)
+                and type(cards) is list and (not cards or _rows_within(cards[:1], _CARD_WIDTH, _CARD_NARROWEST))
                 and _rows_within(data.get("sides"), len(Side.__slots__))
                 and _rows_within(data.get("chain"), len(ChainLink.__slots__))
                 and (attack is None or isinstance(attack, list) and len(attack) <= len(Attack.__slots__)))
 
 
-def _rows_within(rows: object, width: int) -> bool:
-    """Whether ``rows`` is a list of lists none wider than ``width``."""
-    return isinstance(rows, list) and all(type(row) is list and len(row) <= width for row in rows)
+def _rows_within(rows: object, widest: int, narrowest: int = 0) -> bool:
+    """Whether ``rows`` is a list of lists of ``narrowest`` to ``widest`` fields."""
+    return type(rows) is list and all(type(row) is list and narrowest <= len(row) <= widest for row in rows)
 
 
 def _flipped_unknown(state: DuelState) -> list[str]:
