@@ -32,7 +32,9 @@ refusing anything (an imported duel may hold what our rules call violations: ``a
 them). Snapshots of the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events
 in a second recorder, each bound to the chain hash at its position and signed, and tagged with a
 MAC under a key derived from the signing key's secret (``OrganiserKey.mac``): a process holding
-that key checks the MAC, any other the signature. One that does not check out is not used.
+that key checks the MAC, any other the signature. One that does not check out is not used, nor
+one of a shape this version does not read (each names its version, ``SNAPSHOT_VERSION`` in
+``rules.history``: a newer ygoreplay's is folded past from the events, and left for it as it is).
 
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
