@@ -100,3 +100,18 @@ def test_a_table_by_kind_name_takes_only_kinds():
         table("card_mooved")
     with pytest.raises(TypeError, match="names no event kind"):
         PerKind("no names")("card_moved")
+
+
+def test_the_kind_names_are_a_copy_their_caller_may_change():
+    """``kind_names`` gives a list of its own to each caller: one that sorts, extends or empties
+    it (a schema, a help text) changes no other caller's list, nor which kinds there are."""
+    names = events.kind_names()
+    before = list(names)
+    assert events.kind_names() is not names
+    names.append("no_such_kind")
+    names.remove("card_moved")
+    names.reverse()
+    assert events.kind_names() == before
+    names.clear()
+    assert events.kind_names() == before and list(events.EVENT_TYPES) == before
+    assert events.is_kind("card_moved") and not events.is_kind("no_such_kind")

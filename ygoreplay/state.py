@@ -241,6 +241,8 @@ _ID_LISTS = ("emz", "opening_drawn", "to_leave", "negated", "negated_links", "ta
              "equips", "summon_group", "shed", "flipped", "flip_uses", "forfeited", "attacked_earlier", "inert")
 #: Lists of ``Violation`` or None.
 _VIOLATION_LISTS = ("violations", "undecided", "flags")
+#: The slots of ``DuelState.card_text`` (``rules.card_text``'s OWED .. MOVED_ON).
+CARD_TEXT_SLOTS = 9
 #: Nested plain data (lists, dicts, sets of immutables and of each other): ``_copy_data``.
 _DATA = ("must_lose", "material_moves", "resolved", "unrefunded", "timing", "field_placed", "banlist", "card_text",
          "lapsing")
@@ -351,7 +353,7 @@ class DuelState:
         # What the cards' scripts oblige or limit (``rules.card_text``): triggers owed, count limits used
         # and since when the cards with triggers on their own events were where they are (EFF-04:
         # {card: [zone, field visits, event index]}), the index of the event the duel last moved on at
-        self.card_text: list = [{}, {}, {}, {}, False, False, None, {}, 0]
+        self.card_text: list = [{}, {}, {}, {}, False, False, None, {}, 0]     # CARD_TEXT_SLOTS of them
 
     def deck_ordered(self, player: int) -> bool:
         """Does the record know which card is where in ``player``'s Deck (ZONE-11)? Else any
@@ -599,6 +601,31 @@ class DuelState:
         state.overrides = [Override(i, rule, msg, Cite(card, effect)) for i, rule, msg, card, effect in data["overrides"]]
         return state
 
+    @staticmethod
+    def fits(data: object) -> bool:
+        """Whether ``data``, the state of a snapshot that names no version (written before
+        snapshots carried one: ``rules.history.SNAPSHOT_VERSION``), is of a shape ``from_data``
+        reads: this version's, or an older one's (short rows and missing scalars get their
+        defaults), nothing wider and no other type. A wider one holds fields this version does not
+        know: read, they would be dropped (a wrong state) or break the fold further on."""
+        if not isinstance(data, dict) or not data.keys() <= _DATA_KEYS:
+            return False
+        scalars, cards, attack = data.get("scalars"), data.get("cards"), data.get("attack")
+        text = scalars.get("card_text", ()) if isinstance(scalars, dict) else None
+        # one ``to_data`` made every card row alike: the first stands for them (this is asked on
+        # every seek of a store written before snapshots named their version), and a wider one
+        # further on is refused by ``_cards_from_rows`` all the same (ValueError)
+        return (isinstance(text, (list, tuple)) and len(text) <= CARD_TEXT_SLOTS and scalars.keys() <= _SCALAR_NAMES
+                and type(cards) is list and (not cards or _rows_within(cards[:1], _CARD_WIDTH, _CARD_NARROWEST))
+                and _rows_within(data.get("sides"), len(Side.__slots__))
+                and _rows_within(data.get("chain"), len(ChainLink.__slots__))
+                and (attack is None or isinstance(attack, list) and len(attack) <= len(Attack.__slots__)))
+
+
+def _rows_within(rows: object, widest: int, narrowest: int = 0) -> bool:
+    """Whether ``rows`` is a list of lists of ``narrowest`` to ``widest`` fields."""
+    return type(rows) is list and all(type(row) is list and narrowest <= len(row) <= widest for row in rows)
+
 
 def _flipped_unknown(state: DuelState) -> list[str]:
     """EFF-05 in a snapshot stored before ``flipped`` was kept: which monsters were flipped face-up
@@ -633,6 +660,10 @@ _CARD_DEFAULTS = {"field_exits": 0, "equipped_to": None, "equip_exits": 0, "equi
                   "last_controller": None, "summoned_by": None, "pile": None, "seal": None,
                   "unseen_play": None}
 _CARD_WIDTH = len(Card.__slots__)
+#: The fewest fields a snapshot's card row has (the first version's: ``_CARD_DEFAULTS`` came since).
+_CARD_NARROWEST = _CARD_WIDTH - len(_CARD_DEFAULTS)
+#: What a snapshot's state holds (``DuelState.to_data``).
+_DATA_KEYS = frozenset(("scalars", "cards", "sides", "chain", "attack", "must_lose", "overrides"))
 _CARD_PADDING = [None] * (_CARD_WIDTH - len(_CARD_DEFAULTS)) + list(_CARD_DEFAULTS.values())
 _card_values = operator.attrgetter(*Card.__slots__)
 _FACTS = Card.__slots__.index("facts")

@@ -32,7 +32,9 @@ refusing anything (an imported duel may hold what our rules call violations: ``a
 them). Snapshots of the fold (plain data, never pickle) are kept every ``SNAPSHOT_EVERY`` events
 in a second recorder, each bound to the chain hash at its position and signed, and tagged with a
 MAC under a key derived from the signing key's secret (``OrganiserKey.mac``): a process holding
-that key checks the MAC, any other the signature. One that does not check out is not used.
+that key checks the MAC, any other the signature. One that does not check out is not used, nor
+one of a shape this version does not read (each names its version, ``SNAPSHOT_VERSION`` in
+``rules.history``: a newer ygoreplay's is folded past from the events, and left for it as it is).
 
 SQLite is the embedded default (a file at ``default_store_path()``); a ``postgresql://`` URL
 selects the ``eventsourcing`` PostgreSQL recorders, shared by many processes and machines. A
@@ -3177,18 +3179,22 @@ class Store:
     def _resume(self, duel_id: str, row: StoredEvent | _Row, event_row: StoredEvent | _Row,
                 cards: CardDB) -> tuple[History, bytes] | None:
         """The history a snapshot row holds and its chain hash, when its key is trusted here, its
-        MAC (when this store holds that key: ``_vouched``) or else its signature holds, and its
-        hash is that of ``event_row``, the stored event it follows; None when not."""
+        MAC (when this store holds that key: ``_vouched``) or else its signature holds, its hash
+        is that of ``event_row``, the stored event it follows, and this version reads it
+        (``History.readable``: another version's is left as it is, for that version, even by a
+        store open for writing; the events are folded instead); None when not."""
         try:
             snap = msgpack.unpackb(row.state)
             at = snap["h"]
             if event_row.originator_version != row.originator_version or \
                     self._envelope(duel_id, event_row).get("h") != at or not self._snapshot_signed(duel_id, row, snap):
                 return None
-            return History.from_data(_snapshot_data(snap), cards, audit=True,
-                                     restore=self._restorer(duel_id, cards)), at
-        except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error, StoreError,
-                EventFormatError, CardDBError):
+            data = _snapshot_data(snap)
+            if not History.readable(data):
+                return None
+            return History.from_data(data, cards, audit=True, restore=self._restorer(duel_id, cards)), at
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError, msgpack.ExtraData, zlib.error,
+                StoreError, EventFormatError, CardDBError):
             return None
 
     def _snapshot_signed(self, duel_id: str, row: StoredEvent | _Row, snap: dict) -> bool:
@@ -3558,7 +3564,9 @@ class Store:
         """A snapshot that is used must be the fold's own state at its position: signed, bound to
         the chain there, and equal to a fresh fold. One past the events read is an append's since
         (written with its events) when the duel has those events now; a prefix (``signed``: its
-        last anchor's count) reads none past that anchor."""
+        last anchor's count) reads none past that anchor. One of a version this one does not read
+        (``History.readable``: a newer ygoreplay's) is not used here, so not compared: the
+        version that reads it checks it."""
         newest = self.snapshots.select_events(duel_id, lte=signed, desc=True, limit=1)
         if not newest:
             return ""
@@ -3579,10 +3587,13 @@ class Store:
                 if signer is None or not bound or not signer.verify(
                         snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
-                for stored in itertools.islice(events, position - done):
-                    history.append(self._decode(duel_id, stored).event)
+                stored = _snapshot_data(snap)
+                if not History.readable(stored):
+                    continue
+                for event_row in itertools.islice(events, position - done):
+                    history.append(self._decode(duel_id, event_row).event)
                 done = position
-                stored, fresh = _snapshot_data(snap), msgpack.unpackb(msgpack.packb(history.to_data()))
+                fresh = msgpack.unpackb(msgpack.packb(history.to_data()))
                 if stored != fresh and _in_shape_of(fresh, stored) != stored:
                     return f"the snapshot at {position} is not the state the events give there"
             except (ValueError, KeyError, TypeError, AttributeError, msgpack.ExtraData, zlib.error):
@@ -3689,6 +3700,8 @@ def _in_shape_of(fresh: dict, stored: dict) -> dict:
     if isinstance(old.get("attack"), list) and state["attack"] is not None:
         cut["attack"] = state["attack"][:len(old["attack"])]
     shaped = {**fresh, "state": cut}
+    if "v" not in stored:                     # written before snapshots named their version
+        del shaped["v"]
     if isinstance(fresh.get("witnessed"), dict) and isinstance(stored.get("witnessed"), dict):
         shaped["witnessed"] = {k: v for k, v in fresh["witnessed"].items() if k in stored["witnessed"]}
     return shaped

@@ -55,14 +55,14 @@ import re
 from ..effect_facts import HELPER, EffectFact
 from ..events import BANISHED, DECK, EXTRA, FACE_UP_POSITIONS, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event
 from ..i18n import N_, say
-from ..state import Card, DuelState
+from ..state import CARD_TEXT_SLOTS, Card, DuelState
 from .base import fail, unseen_by_writer
 from .effects import SUMMON_PROCEDURES, may_be_given, own_triggers, script_effects
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
     from ..events import Activated
 
-OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS, SEEN, MOVED_ON = range(9)
+OWED, TURN_USES, DUEL_USES, LINKS, BLOCKED, GIVEN, HAS_FACTS, SEEN, MOVED_ON = range(CARD_TEXT_SLOTS)
 
 #: Lasting effects that may keep a trigger from being activated (a negation, a floodgate).
 BLOCKERS = frozenset(("EFFECT_DISABLE", "EFFECT_DISABLE_EFFECT", "EFFECT_CANNOT_TRIGGER", "EFFECT_CANNOT_ACTIVATE",

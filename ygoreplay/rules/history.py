@@ -37,6 +37,15 @@ if TYPE_CHECKING:                  # annotations only: a kind is made on its fir
     from ..events import EntryConfirmed, EntryCorrected, EntryDisputed, JudgeNote, RolledBack
 
 CHECKPOINT_EVERY = 256
+#: The shape of ``History.to_data`` (a store's snapshots), stamped in it as ``v``. Bumped whenever
+#: that shape or the meaning of a field changes (a slot added to a card, to ``card_text``): a
+#: reader reads only the versions its ``from_data`` knows (``readable``), so an older ygoreplay
+#: meeting a newer one's snapshot folds the events (versioned and upcast) instead of misreading it.
+#: tests/test_snapshot_version.py pins the shape each version stands for.
+SNAPSHOT_VERSION = 1
+#: What a snapshot holds, and a witnessed duel's part of it (``History.to_data``).
+_DATA_KEYS = frozenset(("v", "state", "position", "reverted", "rollbacks", "witnessed"))
+_WITNESSED_KEYS = frozenset(("flags", "corrections", "struck", "entries", "notes", "calls"))
 #: What ``History.append`` does with an event, by its class (``_role``): the rules apply it (a
 #: judge's note is also kept as a ruling), or the history does (a rollback, a correction, a
 #: confirmation or dispute of an entry).
@@ -446,9 +455,10 @@ class History:
                 and not judges and self.entries.by.get(position) != "judge")
 
     def to_data(self) -> dict:
-        """What a snapshot keeps besides the state: the rollbacks and what they reverted; a
-        witnessed duel's flags, corrections and book of entries besides."""
-        data = {"state": self.state.to_data(), "position": self.position,
+        """What a snapshot keeps: its shape's version (``SNAPSHOT_VERSION``), the state, the
+        rollbacks and what they reverted; a witnessed duel's flags, corrections and book of
+        entries besides."""
+        data = {"v": SNAPSHOT_VERSION, "state": self.state.to_data(), "position": self.position,
                 "reverted": sorted(self.reverted.items()),
                 "rollbacks": [[pos, e.to_dict()] for pos, e in self.rollbacks]}
         if self.state.witnessed:
@@ -458,10 +468,25 @@ class History:
                                  "notes": list(self.notes), "calls": [list(c) for c in self.calls]}
         return data
 
+    @staticmethod
+    def readable(data: object) -> bool:
+        """Whether ``from_data`` reads a snapshot's ``data``: of ``SNAPSHOT_VERSION``, or naming no
+        version (written before snapshots carried one) and no wider than this version's
+        (``DuelState.fits``). Not another version's (a newer ygoreplay's, or one too old to be
+        upcast), nor one of another shape: the store then folds the events instead."""
+        if type(data) is not dict:
+            return False
+        version = data.get("v")
+        if version is not None:
+            return type(version) is int and version == SNAPSHOT_VERSION
+        witnessed = data.get("witnessed")
+        return (data.keys() <= _DATA_KEYS and DuelState.fits(data.get("state"))
+                and (witnessed is None or type(witnessed) is dict and witnessed.keys() <= _WITNESSED_KEYS))
+
     @classmethod
     def from_data(cls, data: dict, cards: CardDB, *, audit: bool = False,
                   restore: Callable[[int], DuelState] | None = None) -> "History":
-        """Resume from a snapshot; rollbacks past it are restored with ``restore``. A witnessed
+        """Resume from a snapshot (one that is ``readable``); rollbacks past it are restored with ``restore``. A witnessed
         duel's snapshot written before it kept the judge's notes (or the table's judge calls) in
         effect raises KeyError while the duel goes on: a correction may follow, and the resumed fold
         could not know the notes (calls) it must not strike, so a store resumes from an earlier snapshot or the duel's start
