@@ -153,6 +153,11 @@ _NAMED: set[tuple[str, bytes, bytes]] = set()
 #: A stream's last row (of ``{heads}``, the id a parameter) as part ``{part}`` of a statement of parts.
 _LAST_OF = ("SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, "
             "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}")
+#: Each wanted stream's (``w``) last row of ``{heads}`` whose id is its own and ``{suffix}``, as part
+#: ``{part}`` of ``Store._heads_query``.
+_LAST_OF_EACH = ("SELECT w.i, {part} AS part, l.originator_version, l.topic, l.state FROM w CROSS JOIN LATERAL "
+                 "(SELECT originator_version, topic, state FROM {heads} WHERE originator_id = w.id{suffix} "
+                 "ORDER BY originator_version DESC LIMIT 1) AS l")
 #: streams ``Store.listed`` reads in one statement (their ids one bound value)
 _LISTED_AT_ONCE = 20000
 #: streams whose ``Store.listed`` decision a Store keeps (with the rows' bytes, ~600 a stream):
@@ -1129,6 +1134,8 @@ class Store:
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
+        # the heads of the duels whose first appends wait at one moment, read in one statement
+        self._head_reads = _HeadReads(self) if concurrent and self.backend == "postgresql" else None
         # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
         self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
         # its index rows go in each write's transaction; installed last: building a missing index
@@ -1209,6 +1216,21 @@ class Store:
             + _LAST_OF.replace("{part}", "1") + " UNION ALL " + _LAST_OF.replace("{part}", "2") + " UNION ALL "
             "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
             + _LAST_OF.replace("{part}", "4") + " ORDER BY part, originator_version")
+
+    @functools.cached_property
+    def _heads_query(self) -> str:
+        """``_head_rows``' statement for many streams at once (PostgreSQL; ``_HeadReads``): the same
+        parts for each stream of the one bound array, each row numbered by its stream's place in it."""
+        return self.library.sql(
+            "WITH w(id, i) AS (SELECT * FROM unnest(?::text[]) WITH ORDINALITY) "
+            "SELECT w.i, 0 AS part, e.originator_version, e.topic, e.state FROM w JOIN {heads} e "
+            "ON e.originator_id = w.id AND e.originator_version = 0 UNION ALL "
+            + _LAST_OF_EACH.format(part=1, suffix="", heads="{heads}") + " UNION ALL "
+            + _LAST_OF_EACH.format(part=2, suffix=" || '/head'", heads="{heads}") + " UNION ALL "
+            "SELECT w.i, 3 AS part, e.originator_version, e.topic, e.state FROM w JOIN {heads} e "
+            "ON e.originator_id = w.id || '/cards' UNION ALL "
+            + _LAST_OF_EACH.format(part=4, suffix=" || '/access'", heads="{heads}")
+            + " ORDER BY 1, 2, 3")
 
     @functools.cached_property
     def _size_query(self) -> str:
@@ -2420,8 +2442,9 @@ class Store:
         access row, read in one query: what an append needs of a stream it does not hold (issue
         25: six round trips through a pool shared by every waiting append were most of a first
         append's time; the access a seventh, read again by a duel's first append)."""
-        parts = self._parts(self._head_query, (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards",
-                                               f"{duel_id}/access"))
+        owners = _head_owners(duel_id)
+        found = self._head_reads.rows(duel_id) if self._head_reads is not None else None
+        parts = self._parts(self._head_query, owners) if found is None else self._parted(found, owners)
         return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
                 parts[2][0] if parts[2] else None, parts[3], parts[4][0] if parts[4] else None)
 
@@ -2453,7 +2476,6 @@ class Store:
 
     def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
         """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
-        from eventsourcing.persistence import StoredEvent
         if self.backend == "postgresql":
             # One statement on an autocommit connection reads one snapshot: no BEGIN and
             # ROLLBACK around it (three round trips were two thirds of a first append's wait).
@@ -2463,6 +2485,12 @@ class Store:
             with self.events.datastore.transaction(commit=False) as cursor:
                 cursor.execute(query, owners)
                 found = cursor.fetchall()
+        return self._parted(found, owners)
+
+    @staticmethod
+    def _parted(found: Iterable[Mapping[str, Any]], owners: tuple[str, ...]) -> list[list[StoredEvent]]:
+        """The rows of a read in parts (``_parts``), each checked (``_blob``)."""
+        from eventsourcing.persistence import StoredEvent
         parts: list[list[StoredEvent]] = [[] for _owner in owners]
         for row in found:
             part = row["part"]
@@ -3865,6 +3893,114 @@ class _Committer:
         for pending, head in zip(unsigned, signed):
             pending.head = head
             pending.rows.append(_head_row(pending.anchor[0], head, pack))
+
+
+def _head_owners(duel_id: str) -> tuple[str, ...]:
+    """The streams of ``Store._head_query``'s parts, in order: its bound values."""
+    return (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards", f"{duel_id}/access")
+
+
+class _HeadRead:
+    """A duel's head read waiting for ``_HeadReads``: ``done`` is taken when it is made and given
+    back once its rows are read (or its group's read failed: ``rows`` None), or once its reader
+    is to lead the next group (``lead``)."""
+
+    __slots__ = ("duel_id", "rows", "done", "lead")
+
+    def __init__(self, duel_id: str) -> None:
+        self.duel_id = duel_id
+        self.rows: list[Mapping[str, Any]] | None = None
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.lead = False
+
+
+class _HeadReads:
+    """Group read of heads (PostgreSQL): the heads that the first appends of many duels wait for
+    at one moment are read in one statement (``Store._heads_query``; issue 25: a head read alone
+    was ~130 µs of the client's CPU, ~16 a duel in a statement of 32). No thread of its own, as
+    ``_Committer``: the reader that finds no read under way reads, with its own, the heads of those
+    waiting, then hands the next group to the first that came meanwhile. A lone read is the
+    one-stream statement, as before. Each reader checks and decodes its own rows in its own thread,
+    so a row altered in one duel fails that duel's append alone; a group whose statement fails is
+    read again by each of its readers alone, each getting what its own read meets. One
+    statement reads one state of the database, as the one-stream read did."""
+
+    BATCH = 128
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._guard = threading.Lock()
+        self._waiting: list[_HeadRead] = []
+        self._reading = False            # a group is being read: the next readers wait for it
+
+    def waiting(self) -> int:
+        """How many head reads wait for the group under way to be read."""
+        with self._guard:
+            return len(self._waiting)
+
+    def rows(self, duel_id: str) -> list[Mapping[str, Any]] | None:
+        """The rows of ``duel_id``'s head (``Store._head_query``'s parts), read with those of the
+        others waiting; None: its group's read failed, read it alone."""
+        read = _HeadRead(duel_id)
+        with self._guard:
+            self._waiting.append(read)
+            read.lead = not self._reading
+            self._reading = True
+        interrupted: BaseException | None = None
+        if not read.lead:
+            while True:                  # until read, or handed the lead
+                try:
+                    read.done.acquire()
+                    break
+                except BaseException as exc:   # a signal in the main thread: a lead handed to it still goes on
+                    interrupted = exc
+        if read.lead:
+            self._lead()
+        if interrupted is not None:
+            raise interrupted
+        return read.rows
+
+    def _lead(self) -> None:
+        """Read the heads of the waiting readers (this one first among them) in one statement,
+        then hand the lead to the first that came meanwhile, or end it."""
+        batch: list[_HeadRead] = []
+        try:
+            with self._guard:
+                batch, self._waiting = self._waiting[:self.BATCH], self._waiting[self.BATCH:]
+            self._read(batch)
+        finally:
+            with self._guard:
+                following = self._waiting[0] if self._waiting else None
+                if following is None:
+                    self._reading = False
+                else:
+                    following.lead = True
+            if following is not None:
+                following.done.release()
+            for read in batch[1:]:
+                read.done.release()
+
+    def _read(self, batch: list[_HeadRead]) -> None:
+        """Each reader's rows of one statement: a lone reader's (this thread's) of the one-stream
+        statement, its error raised; a group's of one statement for all, none (each reads alone)
+        when it fails."""
+        store = self._store
+        if len(batch) == 1:
+            duel_id = batch[0].duel_id
+            with store.events.datastore.get_connection() as conn:
+                batch[0].rows = conn.execute(store._head_query, _head_owners(duel_id), prepare=True).fetchall()
+            return
+        try:
+            with store.events.datastore.get_connection() as conn:
+                found = conn.execute(store._heads_query, ([read.duel_id for read in batch],), prepare=True).fetchall()
+        except Exception:               # each reads alone: its own error, or its rows after all
+            return
+        rows: list[list[Mapping[str, Any]]] = [[] for _read in batch]
+        for row in found:
+            rows[row["i"] - 1].append(row)
+        for read, mine in zip(batch, rows):
+            read.rows = mine
 
 
 class _PostgresWriter:
