@@ -504,14 +504,7 @@ class Head:
         seek: issue 25; made only with that key's secret, it vouches as the signature does);
         else by its signature, over its message or, signed with its group, over the root its
         audit path leads to. The one check of an anchor: every reader asks it."""
-        message = self.message(duel_id)
-        if holder is not None and self.mac is not None and holder.check_mac(self.mac, message):
-            return True
-        if not isinstance(self.signature, bytes):
-            return False
-        if self.path is None:
-            return signer.verify(self.signature, message)
-        return signer.verify(self.signature, _GROUP_LABEL + signing.root_of(message, self.path, self.left))
+        return Store._vouched(self.mac, self.signature, signer, holder, self.message(duel_id), self.path, self.left)
 
     def signed(self, signature: bytes, path: bytes | None = None, left: int = 0) -> "Head":
         """This anchor with its signature (over its root, with its audit path, when signed with its group).
@@ -2193,14 +2186,16 @@ class Store:
                     key=key.public.raw, signature=b"", effects=effects_digest, mac=key.mac(message), path=None,
                     left=0)
         rows += events_rows
-        snapshot_rows = [*other_snapshots,
-                         *(self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots)]
+        snapshots = [(position, data, at, self._snapshot_message(duel_id, position, at, data))
+                     for position, data, at in snapshots]
         if gather is None and self._committer is not None:
-            # the receipt of this append is a leaf of its group's tree too: one signature a group,
-            # not one more an append (issue 25); ``receipt_proof`` hands it to whoever issues it
+            # the receipt of this append and its snapshots are leaves of its group's tree too: one
+            # signature a group, not one more an append or a snapshot (issue 25); ``receipt_proof``
+            # hands the receipt to whoever issues it
             signed_at = _now()[0] if receipted else ""
             receipt = signing.receipt_message(2, duel_id, count, prev, signed_at) if receipted else None
-            pending = self._committer.submit(rows, snapshot_rows, (duel_id, message, head), receipt)
+            pending = self._committer.submit(rows, list(other_snapshots), (duel_id, message, head), receipt,
+                                             snapshots)
             head = pending.head
             if pending.proof is not None:
                 with self._guard:
@@ -2210,6 +2205,7 @@ class Store:
         else:
             head = head.signed(key.sign(message))
             rows.append(_head_row(duel_id, head))
+            snapshot_rows = [*other_snapshots, *(self._snapshot_row(duel_id, *snapshot) for snapshot in snapshots)]
             if gather is None:
                 self._commit_rows(rows, snapshot_rows)
         if gather is None and read_back is not None:
@@ -2661,12 +2657,17 @@ class Store:
                                      "{done}. Run 'ygoreplay verify'",
                                      name=name, position=record.position, done=done))
 
-    def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
+    def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes, message: bytes,
+                      group: tuple[bytes, bytes, int] | None = None) -> StoredEvent:
+        """A snapshot's row: its ``message`` (``_snapshot_message``) signed alone, or with its group
+        commit (``group``: the group's signature, its audit path and sides, as an anchor's), and MAC'd."""
         from eventsourcing.persistence import StoredEvent
         key = self.key
-        message = self._snapshot_message(duel_id, position, at, data)
-        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(
-            {"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": key.sign(message), "mac": key.mac(message)}))
+        snap = {"d": data, "z": 1, "h": at, "key": key.public.raw,
+                "sig": key.sign(message) if group is None else group[0], "mac": key.mac(message)}
+        if group is not None:
+            snap["path"], snap["left"] = group[1], group[2]
+        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(snap))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
@@ -3208,7 +3209,8 @@ class Store:
         seen = (duel_id, version, sha256(row.state).digest(), holder is not None)
         if seen not in _SIGNED:
             if not self._vouched(snap.get("mac"), snap["sig"], signer, holder,
-                                 self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
+                                 self._snapshot_message(duel_id, version, snap["h"], snap["d"]),
+                                 snap.get("path"), snap.get("left", 0)):
                 return False
             if len(_SIGNED) >= _SIGNED_KEPT:
                 _SIGNED.clear()
@@ -3255,15 +3257,25 @@ class Store:
 
     @staticmethod
     def _vouched(mac: object, signature: object, signer: PublicKey, holder: OrganiserKey | None,
-                 message: bytes) -> bool:
-        """Whether a snapshot's ``message`` is its signer's (an anchor's: ``Head.signed_by``): by
+                 message: bytes, path: object = None, left: object = 0) -> bool:
+        """Whether a snapshot's or an anchor's (``Head.signed_by``) ``message`` is its signer's: by
         its MAC when this store holds the signer's private key (``holder``; an HMAC, where an
         Ed25519 check was a fifth of a seek: issue 25), else (no MAC: written before them; one
-        that does not hold; a key held elsewhere) by its signature. A MAC is made only with that
-        key's secret, so it vouches as the signature does, to a holder of that key only."""
+        that does not hold; a key held elsewhere) by its signature: over the message, or, signed
+        with its group commit (``path``: written since the twenty-second pass), over the root its
+        audit path leads to, as an anchor's. A MAC is made only with that key's secret, so it
+        vouches as the signature does, to a holder of that key only."""
         if holder is not None and holder.check_mac(mac, message):
             return True
-        return isinstance(signature, bytes) and signer.verify(signature, message)
+        if not isinstance(signature, bytes):
+            return False
+        if path is None:
+            return signer.verify(signature, message)
+        try:
+            root = signing.root_of(message, path, left)      # type: ignore[arg-type]
+        except ValueError:                                  # not ``signing.tree``'s form: not vouched
+            return False
+        return signer.verify(signature, _GROUP_LABEL + root)
 
     def _signed_anchor(self, duel_id: str, row: _Row | StoredEvent | None) -> Head | None:
         """The anchor a stored row holds when it is at its own count, its key is trusted here and
@@ -3581,8 +3593,9 @@ class Store:
                 snap = msgpack.unpackb(row.state)
                 signer = self.trusts(snap["key"])
                 bound = 0 < position <= len(hashes) and snap["h"] == hashes[position - 1]
-                if signer is None or not bound or not signer.verify(
-                        snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
+                if signer is None or not bound or not self._vouched(
+                        None, snap["sig"], signer, None, self._snapshot_message(duel_id, position, snap["h"], snap["d"]),
+                        snap.get("path"), snap.get("left", 0)):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
                 for stored in itertools.islice(events, position - done):
                     history.append(self._decode(duel_id, stored).event)
@@ -3706,13 +3719,16 @@ class _Pending:
     list of waiters: with a hundred appending threads its making, waiting and setting were a
     sixth of an append's CPU.)"""
 
-    __slots__ = ("rows", "snapshots", "anchor", "receipt", "head", "proof", "done", "error", "lead", "next")
+    __slots__ = ("rows", "snapshots", "anchor", "receipt", "sealed", "head", "proof", "done", "error", "lead",
+                 "next")
 
     def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-                 anchor: tuple[str, bytes, Head] | None, receipt: bytes | None = None) -> None:
+                 anchor: tuple[str, bytes, Head] | None, receipt: bytes | None = None,
+                 sealed: Sequence[tuple[int, bytes, bytes, bytes]] = ()) -> None:
         self.rows, self.snapshots = rows, snapshots
         self.anchor = anchor             # (duel, message, unsigned anchor) to sign with the group
         self.receipt = receipt           # its receipt's message, signed with the group with it
+        self.sealed = sealed             # its duel's snapshots (position, data, hash, message), signed with it too
         self.head: Head | None = None    # that anchor signed (``_Committer._sign``)
         self.proof: tuple[bytes, bytes, int] | None = None     # the receipt's signature, path and sides
         self.done = threading.Lock()
@@ -3752,12 +3768,14 @@ class _Committer:
             return len(self._waiting)
 
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-               anchor: tuple[str, bytes, Head] | None = None, receipt: bytes | None = None) -> _Pending:
+               anchor: tuple[str, bytes, Head] | None = None, receipt: bytes | None = None,
+               sealed: Sequence[tuple[int, bytes, bytes, bytes]] = ()) -> _Pending:
         """Write ``rows`` and ``snapshots`` with the group; ``anchor`` (its duel, message and
-        unsigned ``Head``) is signed with the group's other anchors, and ``receipt`` (a message,
-        with an anchor only) with them, its row added to ``rows`` (``_sign``). Returns the
-        append written: its anchor signed (``head``), its receipt's ``proof``."""
-        pending = _Pending(rows, snapshots, anchor, receipt)
+        unsigned ``Head``) is signed with the group's other anchors, its row added to ``rows``, and
+        ``receipt`` (a message) and ``sealed`` (the duel's snapshots: position, data, chain hash,
+        message) with them, with an anchor only, their rows added to ``snapshots`` (``_sign``).
+        Returns the append written: its anchor signed (``head``), its receipt's ``proof``."""
+        pending = _Pending(rows, snapshots, anchor, receipt, sealed)
         with self._guard:
             if self._stopped:
                 raise StoreError(say("the store {name} is closed (nothing was written)",
@@ -3855,13 +3873,18 @@ class _Committer:
         took) was never appended. Stored with a group-mate's anchor, that signature and the
         group-mate's path rebuilt the failed append's receipt (its time guessed to the
         millisecond) or anchor: a signed promise of a head the store never held, which accused
-        the store of a cut. The group's signature is stored only with the whole group."""
+        the store of a cut. The group's signature is stored only with the whole group: its
+        snapshots, the last of its ``snapshots``, are signed again alone too."""
         if pending.head is None or pending.head.path is None:
             return
         duel, message, head = pending.anchor
-        pending.head = head.signed(self._store.key.sign(message))
+        store = self._store
+        pending.head = head.signed(store.key.sign(message))
         pending.rows[-1] = _head_row(duel, pending.head)
         pending.proof = None
+        if pending.sealed:
+            pending.snapshots[-len(pending.sealed):] = [store._snapshot_row(duel, *snapshot)
+                                                        for snapshot in pending.sealed]
 
     def _sign(self, batch: list[_Pending]) -> None:
         """Sign the batch's anchors with one signature (issue 25: an Ed25519 signature an append
@@ -3873,9 +3896,11 @@ class _Committer:
         unsigned = [pending for pending in batch if pending.anchor is not None]
         if not unsigned:
             return
-        key = self._store.key
+        store = self._store
+        key = store.key
         messages = [message for pending in unsigned
-                    for message in (pending.anchor[1], pending.receipt) if message is not None]
+                    for message in (pending.anchor[1], pending.receipt, *(seal[3] for seal in pending.sealed))
+                    if message is not None]
         if len(messages) == 1:
             _duel, message, head = unsigned[0].anchor
             signed = [head.signed(key.sign(message))]
@@ -3889,6 +3914,9 @@ class _Committer:
                 signed.append(pending.anchor[2].signed(signature, path, left))
                 if pending.receipt is not None:
                     pending.proof = (signature, *next(steps))
+                for snapshot in pending.sealed:
+                    pending.snapshots.append(store._snapshot_row(pending.anchor[0], *snapshot,
+                                                                 (signature, *next(steps))))
         pack = chain.packer()
         for pending, head in zip(unsigned, signed):
             pending.head = head
