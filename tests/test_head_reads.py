@@ -47,20 +47,22 @@ def _held_reads(store: Store, after_group=None, group_fails: BaseException | Non
     def read(batch):
         seen.append([one.duel_id for one in batch])
         if len(seen) == 1:
-            reads.release.wait(30)
+            reads.holding.set()
+            reads.release.wait(300)
         elif len(seen) == 2 and group_fails is not None:
             raise group_fails
         inner(batch)
         if len(seen) == 2 and after_group is not None:
             after_group()
-    reads.release = threading.Event()
+    reads.release, reads.holding = threading.Event(), threading.Event()
     reads._read = read
     return seen
 
 
 def _first_appends(store: Store, duels: list[str], text: str = "the reader") -> dict[str, object]:
     """Each duel's note appended by a thread of its own; the first duel's head read is held until
-    every other one waits for it (one after another, in order). Each duel's outcome."""
+    every other one waits for it (started once it is held, one after another, in order). Each
+    duel's outcome."""
     outcomes: dict[str, object] = {}
 
     def append(duel: str) -> None:
@@ -70,6 +72,7 @@ def _first_appends(store: Store, duels: list[str], text: str = "the reader") -> 
             outcomes[duel] = exc
     threads = [threading.Thread(target=append, args=(duels[0],))]
     threads[0].start()
+    assert store._head_reads.holding.wait(300)
     for k, duel in enumerate(duels[1:]):
         threads.append(threading.Thread(target=append, args=(duel,)))
         threads[-1].start()
