@@ -8,20 +8,18 @@ signed alone (every one written before) are read as ever (test_snapshot_mac.py).
 """
 from __future__ import annotations
 
-import msgpack
 import pytest
 
-from duel import CARDS, snapshot
+from duel import snapshot
 from test_group_commit import _held_group, url  # noqa: F401
 from test_group_signature import signs  # noqa: F401
+import test_snapshot_mac as snapshot_mac
 from test_snapshot_mac import checks  # noqa: F401
-from test_store import DECK_OUT, execute, sample
-from ygoreplay.rules import replay
+from test_store import DECK_OUT, sample
 from ygoreplay import signing
 from ygoreplay.store import _GROUP_LABEL, SNAPSHOT_EVERY, Store
 
 AT = SNAPSHOT_EVERY
-WHERE = "WHERE originator_id = ? AND originator_version = ?"
 
 
 @pytest.fixture
@@ -31,16 +29,7 @@ def writer(url):
 
 
 def stored_snapshot(url: str, duel: str) -> dict:
-    (state,), = execute(url, f"SELECT state FROM {{t}} {WHERE}", (duel, AT), snapshots=True)
-    return msgpack.unpackb(bytes(state))
-
-
-def rewrite(url: str, duel: str, snap: dict) -> None:
-    execute(url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, AT), snapshots=True)
-
-
-def expected_at(n: int) -> list:
-    return snapshot(replay(sample(DECK_OUT), CARDS, at=n - 1))
+    return snapshot_mac.stored_snapshot(url, duel, AT)
 
 
 def _grouped(writer: Store, signs: list[bytes], n: int = 4) -> list[str]:
@@ -72,7 +61,7 @@ def test_a_reader_with_the_public_key_only_uses_a_group_signed_snapshot(url, wri
     monkeypatch.setenv("YGOREPLAY_KEY", str(tmp_path / "no.key"))
     with Store(url, readonly=True, trust=[writer.key.public]) as reader:
         for duel in duels:
-            assert snapshot(reader.state_at(duel, AT)) == expected_at(AT)
+            assert snapshot(reader.state_at(duel, AT)) == snapshot_mac.expected_at(AT)
             assert reader.verify(duel).ok
     for duel in duels:                       # each checked by its signature, over its group's root
         snap = stored_snapshot(url, duel)
@@ -94,10 +83,10 @@ def test_a_group_signed_snapshot_whose_path_was_altered_is_not_used(url, writer,
         snap["path"] = "path"
     else:
         snap["path"] = snap["path"] * 40
-    rewrite(url, duel, snap)
+    snapshot_mac.rewrite(url, duel, snap, AT)
     monkeypatch.setenv("YGOREPLAY_KEY", str(tmp_path / "no.key"))
     with Store(url, readonly=True, trust=[writer.key.public]) as reader:
-        assert snapshot(reader.state_at(duel, AT)) == expected_at(AT)    # from the full fold
+        assert snapshot(reader.state_at(duel, AT)) == snapshot_mac.expected_at(AT)    # from the full fold
         result = reader.verify(duel)
     assert not result.ok and f"snapshot at {AT}" in result.problem
 
