@@ -40,14 +40,14 @@ def checks(monkeypatch) -> list[bytes]:
     return seen
 
 
-def stored_snapshot(url: str, duel: str) -> dict:
-    (state,), = execute(url, f"SELECT state FROM {{t}} {WHERE}", (duel, AT), snapshots=True)
+def stored_snapshot(url: str, duel: str, at: int = AT) -> dict:
+    (state,), = execute(url, f"SELECT state FROM {{t}} {WHERE}", (duel, at), snapshots=True)
     return msgpack.unpackb(bytes(state))
 
 
-def rewrite(url: str, duel: str, snap: dict) -> None:
-    """The snapshot at AT replaced behind the store's back."""
-    execute(url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, AT), snapshots=True)
+def rewrite(url: str, duel: str, snap: dict, at: int = AT) -> None:
+    """The snapshot at ``at`` replaced behind the store's back."""
+    execute(url, f"UPDATE {{t}} SET state = ? {WHERE}", (msgpack.packb(snap), duel, at), snapshots=True)
 
 
 def expected_at(n: int) -> list:

@@ -159,6 +159,11 @@ _NAMED: set[tuple[str, bytes, bytes]] = set()
 #: A stream's last row (of ``{heads}``, the id a parameter) as part ``{part}`` of a statement of parts.
 _LAST_OF = ("SELECT {part} AS part, originator_version, topic, state FROM (SELECT originator_version, topic, "
             "state FROM {heads} WHERE originator_id = ? ORDER BY originator_version DESC LIMIT 1) AS p{part}")
+#: Each wanted stream's (``w``) last row of ``{heads}`` whose id is its own and ``{suffix}``, as part
+#: ``{part}`` of ``Store._heads_query``.
+_LAST_OF_EACH = ("SELECT w.i, {part} AS part, l.originator_version, l.topic, l.state FROM w CROSS JOIN LATERAL "
+                 "(SELECT originator_version, topic, state FROM {heads} WHERE originator_id = w.id{suffix} "
+                 "ORDER BY originator_version DESC LIMIT 1) AS l")
 #: streams ``Store.listed`` reads in one statement (their ids one bound value)
 _LISTED_AT_ONCE = 20000
 #: streams whose ``Store.listed`` decision a Store keeps (with the rows' bytes, ~600 a stream):
@@ -505,14 +510,7 @@ class Head:
         seek: issue 25; made only with that key's secret, it vouches as the signature does);
         else by its signature, over its message or, signed with its group, over the root its
         audit path leads to. The one check of an anchor: every reader asks it."""
-        message = self.message(duel_id)
-        if holder is not None and self.mac is not None and holder.check_mac(self.mac, message):
-            return True
-        if not isinstance(self.signature, bytes):
-            return False
-        if self.path is None:
-            return signer.verify(self.signature, message)
-        return signer.verify(self.signature, _GROUP_LABEL + signing.root_of(message, self.path, self.left))
+        return Store._vouched(self.mac, self.signature, signer, holder, self.message(duel_id), self.path, self.left)
 
     def signed(self, signature: bytes, path: bytes | None = None, left: int = 0) -> "Head":
         """This anchor with its signature (over its root, with its audit path, when signed with its group).
@@ -1138,6 +1136,8 @@ class Store:
         self._guard = threading.Lock()                 # the cache and the per-duel locks
         self._locks: dict[str, threading.Lock] = {}
         self._committer = _Committer(self) if concurrent and not readonly else None
+        # the heads of the duels whose first appends wait at one moment, read in one statement
+        self._head_reads = _HeadReads(self) if concurrent and self.backend == "postgresql" else None
         # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
         self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
         # its index rows go in each write's transaction; installed last: building a missing index
@@ -1218,6 +1218,21 @@ class Store:
             + _LAST_OF.replace("{part}", "1") + " UNION ALL " + _LAST_OF.replace("{part}", "2") + " UNION ALL "
             "SELECT 3 AS part, originator_version, topic, state FROM {heads} WHERE originator_id = ? UNION ALL "
             + _LAST_OF.replace("{part}", "4") + " ORDER BY part, originator_version")
+
+    @functools.cached_property
+    def _heads_query(self) -> str:
+        """``_head_rows``' statement for many streams at once (PostgreSQL; ``_HeadReads``): the same
+        parts for each stream of the one bound array, each row numbered by its stream's place in it."""
+        return self.library.sql(
+            "WITH w(id, i) AS (SELECT * FROM unnest(?::text[]) WITH ORDINALITY) "
+            "SELECT w.i, 0 AS part, e.originator_version, e.topic, e.state FROM w JOIN {heads} e "
+            "ON e.originator_id = w.id AND e.originator_version = 0 UNION ALL "
+            + _LAST_OF_EACH.format(part=1, suffix="", heads="{heads}") + " UNION ALL "
+            + _LAST_OF_EACH.format(part=2, suffix=" || '/head'", heads="{heads}") + " UNION ALL "
+            "SELECT w.i, 3 AS part, e.originator_version, e.topic, e.state FROM w JOIN {heads} e "
+            "ON e.originator_id = w.id || '/cards' UNION ALL "
+            + _LAST_OF_EACH.format(part=4, suffix=" || '/access'", heads="{heads}")
+            + " ORDER BY 1, 2, 3")
 
     @functools.cached_property
     def _size_query(self) -> str:
@@ -2177,14 +2192,16 @@ class Store:
                     key=key.public.raw, signature=b"", effects=effects_digest, mac=key.mac(message), path=None,
                     left=0)
         rows += events_rows
-        snapshot_rows = [*other_snapshots,
-                         *(self._snapshot_row(duel_id, position, data, at) for position, data, at in snapshots)]
+        snapshots = [(position, data, at, self._snapshot_message(duel_id, position, at, data))
+                     for position, data, at in snapshots]
         if gather is None and self._committer is not None:
-            # the receipt of this append is a leaf of its group's tree too: one signature a group,
-            # not one more an append (issue 25); ``receipt_proof`` hands it to whoever issues it
+            # the receipt of this append and its snapshots are leaves of its group's tree too: one
+            # signature a group, not one more an append or a snapshot (issue 25); ``receipt_proof``
+            # hands the receipt to whoever issues it
             signed_at = _now()[0] if receipted else ""
             receipt = signing.receipt_message(2, duel_id, count, prev, signed_at) if receipted else None
-            pending = self._committer.submit(rows, snapshot_rows, (duel_id, message, head), receipt)
+            pending = self._committer.submit(rows, list(other_snapshots), (duel_id, message, head), receipt,
+                                             snapshots)
             head = pending.head
             if pending.proof is not None:
                 with self._guard:
@@ -2194,6 +2211,7 @@ class Store:
         else:
             head = head.signed(key.sign(message))
             rows.append(_head_row(duel_id, head))
+            snapshot_rows = [*other_snapshots, *(self._snapshot_row(duel_id, *snapshot) for snapshot in snapshots)]
             if gather is None:
                 self._commit_rows(rows, snapshot_rows)
         if gather is None and read_back is not None:
@@ -2426,8 +2444,9 @@ class Store:
         access row, read in one query: what an append needs of a stream it does not hold (issue
         25: six round trips through a pool shared by every waiting append were most of a first
         append's time; the access a seventh, read again by a duel's first append)."""
-        parts = self._parts(self._head_query, (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards",
-                                               f"{duel_id}/access"))
+        owners = _head_owners(duel_id)
+        found = self._head_reads.rows(duel_id) if self._head_reads is not None else None
+        parts = self._parts(self._head_query, owners) if found is None else self._parted(found, owners)
         return (parts[0][0] if parts[0] else None, parts[1][0] if parts[1] else None,
                 parts[2][0] if parts[2] else None, parts[3], parts[4][0] if parts[4] else None)
 
@@ -2459,7 +2478,6 @@ class Store:
 
     def _parts(self, query: str, owners: tuple[str, ...]) -> list[list[StoredEvent]]:
         """The rows of a read in parts (``_head_query``, ``_live_query``), by part, in one statement."""
-        from eventsourcing.persistence import StoredEvent
         if self.backend == "postgresql":
             # One statement on an autocommit connection reads one snapshot: no BEGIN and
             # ROLLBACK around it (three round trips were two thirds of a first append's wait).
@@ -2469,6 +2487,12 @@ class Store:
             with self.events.datastore.transaction(commit=False) as cursor:
                 cursor.execute(query, owners)
                 found = cursor.fetchall()
+        return self._parted(found, owners)
+
+    @staticmethod
+    def _parted(found: Iterable[Mapping[str, Any]], owners: tuple[str, ...]) -> list[list[StoredEvent]]:
+        """The rows of a read in parts (``_parts``), each checked (``_blob``)."""
+        from eventsourcing.persistence import StoredEvent
         parts: list[list[StoredEvent]] = [[] for _owner in owners]
         for row in found:
             part = row["part"]
@@ -2641,12 +2665,17 @@ class Store:
                                      "{done}. Run 'ygoreplay verify'",
                                      name=name, position=record.position, done=done))
 
-    def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes) -> StoredEvent:
+    def _snapshot_row(self, duel_id: str, position: int, data: bytes, at: bytes, message: bytes,
+                      group: tuple[bytes, bytes, int] | None = None) -> StoredEvent:
+        """A snapshot's row: its ``message`` (``_snapshot_message``) signed alone, or with its group
+        commit (``group``: the group's signature, its audit path and sides, as an anchor's), and MAC'd."""
         from eventsourcing.persistence import StoredEvent
         key = self.key
-        message = self._snapshot_message(duel_id, position, at, data)
-        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(
-            {"d": data, "z": 1, "h": at, "key": key.public.raw, "sig": key.sign(message), "mac": key.mac(message)}))
+        snap = {"d": data, "z": 1, "h": at, "key": key.public.raw,
+                "sig": key.sign(message) if group is None else group[0], "mac": key.mac(message)}
+        if group is not None:
+            snap["path"], snap["left"] = group[1], group[2]
+        return StoredEvent(duel_id, position, SNAPSHOT_TOPIC, msgpack.packb(snap))
 
     @staticmethod
     def _snapshot_message(duel_id: str, position: int, at: bytes, data: bytes) -> bytes:
@@ -3209,7 +3238,8 @@ class Store:
         seen = (duel_id, version, sha256(row.state).digest(), holder is not None)
         if seen not in _SIGNED:
             if not self._vouched(snap.get("mac"), snap["sig"], signer, holder,
-                                 self._snapshot_message(duel_id, version, snap["h"], snap["d"])):
+                                 self._snapshot_message(duel_id, version, snap["h"], snap["d"]),
+                                 snap.get("path"), snap.get("left", 0)):
                 return False
             if len(_SIGNED) >= _SIGNED_KEPT:
                 _SIGNED.clear()
@@ -3256,15 +3286,25 @@ class Store:
 
     @staticmethod
     def _vouched(mac: object, signature: object, signer: PublicKey, holder: OrganiserKey | None,
-                 message: bytes) -> bool:
-        """Whether a snapshot's ``message`` is its signer's (an anchor's: ``Head.signed_by``): by
+                 message: bytes, path: object = None, left: object = 0) -> bool:
+        """Whether a snapshot's or an anchor's (``Head.signed_by``) ``message`` is its signer's: by
         its MAC when this store holds the signer's private key (``holder``; an HMAC, where an
         Ed25519 check was a fifth of a seek: issue 25), else (no MAC: written before them; one
-        that does not hold; a key held elsewhere) by its signature. A MAC is made only with that
-        key's secret, so it vouches as the signature does, to a holder of that key only."""
+        that does not hold; a key held elsewhere) by its signature: over the message, or, signed
+        with its group commit (``path``: written since the twenty-second pass), over the root its
+        audit path leads to, as an anchor's. A MAC is made only with that key's secret, so it
+        vouches as the signature does, to a holder of that key only."""
         if holder is not None and holder.check_mac(mac, message):
             return True
-        return isinstance(signature, bytes) and signer.verify(signature, message)
+        if not isinstance(signature, bytes):
+            return False
+        if path is None:
+            return signer.verify(signature, message)
+        try:
+            root = signing.root_of(message, path, left)      # type: ignore[arg-type]
+        except ValueError:                                  # not ``signing.tree``'s form: not vouched
+            return False
+        return signer.verify(signature, _GROUP_LABEL + root)
 
     def _signed_anchor(self, duel_id: str, row: _Row | StoredEvent | None) -> Head | None:
         """The anchor a stored row holds when it is at its own count, its key is trusted here and
@@ -3584,8 +3624,9 @@ class Store:
                 snap = msgpack.unpackb(row.state)
                 signer = self.trusts(snap["key"])
                 bound = 0 < position <= len(hashes) and snap["h"] == hashes[position - 1]
-                if signer is None or not bound or not signer.verify(
-                        snap["sig"], self._snapshot_message(duel_id, position, snap["h"], snap["d"])):
+                if signer is None or not bound or not self._vouched(
+                        None, snap["sig"], signer, None, self._snapshot_message(duel_id, position, snap["h"], snap["d"]),
+                        snap.get("path"), snap.get("left", 0)):
                     return f"the snapshot at {position} is not signed or not bound to the chain (it is not used)"
                 stored = _snapshot_data(snap)
                 if not History.readable(stored):
@@ -3714,13 +3755,16 @@ class _Pending:
     list of waiters: with a hundred appending threads its making, waiting and setting were a
     sixth of an append's CPU.)"""
 
-    __slots__ = ("rows", "snapshots", "anchor", "receipt", "head", "proof", "done", "error", "lead", "next")
+    __slots__ = ("rows", "snapshots", "anchor", "receipt", "sealed", "head", "proof", "done", "error", "lead",
+                 "next")
 
     def __init__(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-                 anchor: tuple[str, bytes, Head] | None, receipt: bytes | None = None) -> None:
+                 anchor: tuple[str, bytes, Head] | None, receipt: bytes | None = None,
+                 sealed: Sequence[tuple[int, bytes, bytes, bytes]] = ()) -> None:
         self.rows, self.snapshots = rows, snapshots
         self.anchor = anchor             # (duel, message, unsigned anchor) to sign with the group
         self.receipt = receipt           # its receipt's message, signed with the group with it
+        self.sealed = sealed             # its duel's snapshots (position, data, hash, message), signed with it too
         self.head: Head | None = None    # that anchor signed (``_Committer._sign``)
         self.proof: tuple[bytes, bytes, int] | None = None     # the receipt's signature, path and sides
         self.done = threading.Lock()
@@ -3760,12 +3804,14 @@ class _Committer:
             return len(self._waiting)
 
     def submit(self, rows: list[StoredEvent], snapshots: list[StoredEvent],
-               anchor: tuple[str, bytes, Head] | None = None, receipt: bytes | None = None) -> _Pending:
+               anchor: tuple[str, bytes, Head] | None = None, receipt: bytes | None = None,
+               sealed: Sequence[tuple[int, bytes, bytes, bytes]] = ()) -> _Pending:
         """Write ``rows`` and ``snapshots`` with the group; ``anchor`` (its duel, message and
-        unsigned ``Head``) is signed with the group's other anchors, and ``receipt`` (a message,
-        with an anchor only) with them, its row added to ``rows`` (``_sign``). Returns the
-        append written: its anchor signed (``head``), its receipt's ``proof``."""
-        pending = _Pending(rows, snapshots, anchor, receipt)
+        unsigned ``Head``) is signed with the group's other anchors, its row added to ``rows``, and
+        ``receipt`` (a message) and ``sealed`` (the duel's snapshots: position, data, chain hash,
+        message) with them, with an anchor only, their rows added to ``snapshots`` (``_sign``).
+        Returns the append written: its anchor signed (``head``), its receipt's ``proof``."""
+        pending = _Pending(rows, snapshots, anchor, receipt, sealed)
         with self._guard:
             if self._stopped:
                 raise StoreError(say("the store {name} is closed (nothing was written)",
@@ -3863,13 +3909,18 @@ class _Committer:
         took) was never appended. Stored with a group-mate's anchor, that signature and the
         group-mate's path rebuilt the failed append's receipt (its time guessed to the
         millisecond) or anchor: a signed promise of a head the store never held, which accused
-        the store of a cut. The group's signature is stored only with the whole group."""
+        the store of a cut. The group's signature is stored only with the whole group: its
+        snapshots, the last of its ``snapshots``, are signed again alone too."""
         if pending.head is None or pending.head.path is None:
             return
         duel, message, head = pending.anchor
-        pending.head = head.signed(self._store.key.sign(message))
+        store = self._store
+        pending.head = head.signed(store.key.sign(message))
         pending.rows[-1] = _head_row(duel, pending.head)
         pending.proof = None
+        if pending.sealed:
+            pending.snapshots[-len(pending.sealed):] = [store._snapshot_row(duel, *snapshot)
+                                                        for snapshot in pending.sealed]
 
     def _sign(self, batch: list[_Pending]) -> None:
         """Sign the batch's anchors with one signature (issue 25: an Ed25519 signature an append
@@ -3881,9 +3932,11 @@ class _Committer:
         unsigned = [pending for pending in batch if pending.anchor is not None]
         if not unsigned:
             return
-        key = self._store.key
+        store = self._store
+        key = store.key
         messages = [message for pending in unsigned
-                    for message in (pending.anchor[1], pending.receipt) if message is not None]
+                    for message in (pending.anchor[1], pending.receipt, *(seal[3] for seal in pending.sealed))
+                    if message is not None]
         if len(messages) == 1:
             _duel, message, head = unsigned[0].anchor
             signed = [head.signed(key.sign(message))]
@@ -3897,10 +3950,121 @@ class _Committer:
                 signed.append(pending.anchor[2].signed(signature, path, left))
                 if pending.receipt is not None:
                     pending.proof = (signature, *next(steps))
+                for snapshot in pending.sealed:
+                    pending.snapshots.append(store._snapshot_row(pending.anchor[0], *snapshot,
+                                                                 (signature, *next(steps))))
         pack = chain.packer()
         for pending, head in zip(unsigned, signed):
             pending.head = head
             pending.rows.append(_head_row(pending.anchor[0], head, pack))
+
+
+def _head_owners(duel_id: str) -> tuple[str, ...]:
+    """The streams of ``Store._head_query``'s parts, in order: its bound values."""
+    return (duel_id, duel_id, f"{duel_id}/head", f"{duel_id}/cards", f"{duel_id}/access")
+
+
+class _HeadRead:
+    """A duel's head read waiting for ``_HeadReads``: ``done`` is taken when it is made and given
+    back once its rows are read (or its group's read failed: ``rows`` None), or once its reader
+    is to lead the next group (``lead``)."""
+
+    __slots__ = ("duel_id", "rows", "done", "lead")
+
+    def __init__(self, duel_id: str) -> None:
+        self.duel_id = duel_id
+        self.rows: list[Mapping[str, Any]] | None = None
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.lead = False
+
+
+class _HeadReads:
+    """Group read of heads (PostgreSQL): the heads that the first appends of many duels wait for
+    at one moment are read in one statement (``Store._heads_query``; issue 25: a head read alone
+    was ~130 µs of the client's CPU, ~16 a duel in a statement of 32). No thread of its own, as
+    ``_Committer``: the reader that finds no read under way reads, with its own, the heads of those
+    waiting, then hands the next group to the first that came meanwhile. A lone read is the
+    one-stream statement, as before. Each reader checks and decodes its own rows in its own thread,
+    so a row altered in one duel fails that duel's append alone; a group whose statement fails is
+    read again by each of its readers alone, each getting what its own read meets. One
+    statement reads one state of the database, as the one-stream read did."""
+
+    BATCH = 128
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._guard = threading.Lock()
+        self._waiting: list[_HeadRead] = []
+        self._reading = False            # a group is being read: the next readers wait for it
+
+    def waiting(self) -> int:
+        """How many head reads wait for the group under way to be read."""
+        with self._guard:
+            return len(self._waiting)
+
+    def rows(self, duel_id: str) -> list[Mapping[str, Any]] | None:
+        """The rows of ``duel_id``'s head (``Store._head_query``'s parts), read with those of the
+        others waiting; None: its group's read failed, read it alone."""
+        read = _HeadRead(duel_id)
+        with self._guard:
+            self._waiting.append(read)
+            read.lead = not self._reading
+            self._reading = True
+        interrupted: BaseException | None = None
+        if not read.lead:
+            while True:                  # until read, or handed the lead
+                try:
+                    read.done.acquire()
+                    break
+                except BaseException as exc:   # a signal in the main thread: a lead handed to it still goes on
+                    interrupted = exc
+        if read.lead:
+            self._lead()
+        if interrupted is not None:
+            raise interrupted
+        return read.rows
+
+    def _lead(self) -> None:
+        """Read the heads of the waiting readers (this one first among them) in one statement,
+        then hand the lead to the first that came meanwhile, or end it."""
+        batch: list[_HeadRead] = []
+        try:
+            with self._guard:
+                batch, self._waiting = self._waiting[:self.BATCH], self._waiting[self.BATCH:]
+            self._read(batch)
+        finally:
+            with self._guard:
+                following = self._waiting[0] if self._waiting else None
+                if following is None:
+                    self._reading = False
+                else:
+                    following.lead = True
+            if following is not None:
+                following.done.release()
+            for read in batch[1:]:
+                read.done.release()
+
+    def _read(self, batch: list[_HeadRead]) -> None:
+        """Each reader's rows of one statement: a lone reader's (this thread's) of the one-stream
+        statement, its error raised; a group's of one statement for all, none (each reads alone)
+        when it fails."""
+        store = self._store
+        if len(batch) == 1:
+            duel_id = batch[0].duel_id
+            with store.events.datastore.get_connection() as conn:
+                batch[0].rows = conn.execute(store._head_query, _head_owners(duel_id), prepare=True).fetchall()
+            return
+        try:
+            with store.events.datastore.get_connection() as conn:
+                found = conn.execute(store._heads_query, ([read.duel_id for read in batch],), prepare=True).fetchall()
+        except Exception:               # each reads alone: its own error, or its rows after all
+            return
+        rows: list[list[Mapping[str, Any]]] = [[] for _read in batch]
+        for row in found:
+            rows[row["i"] - 1].append(row)
+        for read, mine in zip(batch, rows):
+            read.rows = mine
 
 
 class _PostgresWriter:
