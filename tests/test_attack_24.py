@@ -151,7 +151,8 @@ def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
     with Store(url) as writer:
         expected = render(writer.state_at(duel, 20))
         at = writer.hash_at(duel, 16)
-        row = writer._snapshot_row(duel, 16, zlib.compress(b"\0" * (32 << 20), 9), at)
+        bomb = zlib.compress(b"\0" * (32 << 20), 9)
+        row = writer._snapshot_row(duel, 16, bomb, at, writer._snapshot_message(duel, 16, at, bomb))
     with sqlite3.connect(url) as conn:
         conn.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
                      "VALUES (?, ?, ?, ?)", (row.originator_id, row.originator_version, row.topic, row.state))

@@ -627,3 +627,24 @@ def test_a_forwarded_command_imports_only_the_wire_before_it_is_answered(place):
                          b"_socket", b"zlib", b"__future__"}, (args, sorted(added))
         assert {b"ygoreplay.launcher", b"_socket"} <= added, args
     assert place.served() - before == 3
+
+
+def _output_limited() -> None:
+    """In the child: files may not grow past 2 KB, and going past is an error, not a signal."""
+    import resource
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+
+
+def test_a_command_under_a_file_size_limit_is_never_answered_by_a_resident(place, tmp_path):
+    """``ulimit -f``: the caller's limit holds for the output whether or not a resident runs (it
+    grew to the whole log through the resident, which runs under no such limit): exit 2, a message,
+    and the output no longer than the limit."""
+    place.start()
+    before = place.served()
+    out = tmp_path / "out.txt"
+    with open(out, "w") as handle:
+        limited = place.run("log", SAMPLE, stdout=handle, stderr=subprocess.PIPE, preexec_fn=_output_limited)
+    assert limited.returncode == 2 and b"cannot write the output" in limited.stderr
+    assert out.stat().st_size <= 2048 and place.served() == before
+    assert place.both("log", SAMPLE) == 1               # without the limit the resident answers

@@ -82,7 +82,8 @@ def rewrite(url: str, writer: Store, duel: str, change: Callable[[dict], None]) 
     snap = msgpack.unpackb(stored_row(url, duel))
     data = _snapshot_data(snap)
     change(data)
-    row = writer._snapshot_row(duel, AT, _pack_snapshot(data), snap["h"])
+    packed = _pack_snapshot(data)
+    row = writer._snapshot_row(duel, AT, packed, snap["h"], writer._snapshot_message(duel, AT, snap["h"], packed))
     execute(url, f"UPDATE {{t}} SET state = ? {WHERE}", (row.state, duel, AT), snapshots=True)
     return row.state
 

@@ -233,6 +233,15 @@ def forwardable(args: list[str], environ: dict[str, str], cwd: str) -> bool:
     return not any(_special(os.path.join(cwd, path)) for path in named if path) and not _special(cwd)
 
 
+def _limited() -> bool:
+    """Whether this process runs under a limit its caller set that a resident would not keep
+    (``ulimit -f``, ``ulimit -t``): the resident writes the output and spends the CPU, so a file
+    that may not grow past 2 KB grew to the whole log. Such a command runs in-process."""
+    import resource
+    return any(resource.getrlimit(which)[0] != resource.RLIM_INFINITY
+               for which in (resource.RLIMIT_FSIZE, resource.RLIMIT_CPU))
+
+
 def _special(path: str) -> bool:
     real = os.path.realpath(path)
     return real == "/dev" or real == "/proc" or real.startswith(("/dev/", "/proc/"))
@@ -341,7 +350,7 @@ def forward(args: list[str], prog_name: str) -> int | None:
     environ = dict(os.environ)
     try:
         cwd = os.getcwd()
-        if not forwardable(args, environ, cwd):
+        if not forwardable(args, environ, cwd) or _limited():
             return None
         where = folder()
         if not os.path.lexists(where):           # no folder, no resident: one may be started
