@@ -140,14 +140,17 @@ _POWERS = (b"Uid", b"Gid", b"Groups", b"CapInh", b"CapPrm", b"CapEff", b"CapBnd"
 def _powers(proc: str) -> tuple:
     with open(f"{proc}/status", "rb") as status:
         lines = tuple(line for line in status.read().splitlines() if line.partition(b":")[0] in _POWERS)
+    with open(f"{proc}/limits", "rb") as limits:     # ``ulimit -f``/``-t``: the resident writes the
+        bounds = limits.read()                        # output and spends the CPU, under its own
     root = os.stat(f"{proc}/root")
-    return lines, (root.st_dev, root.st_ino), tuple(os.readlink(f"{proc}/ns/{name}") for name in ("mnt", "user"))
+    return lines, bounds, (root.st_dev, root.st_ino), tuple(os.readlink(f"{proc}/ns/{name}") for name in ("mnt", "user"))
 
 
 def same_powers(pid: int) -> bool:
     """Whether process ``pid`` may read what this one may: the same user is not enough (a client
     started without a group, with fewer capabilities, under a sandbox, in another mount namespace
-    or root folder would read through the resident what it cannot read itself); False when /proc
+    or root folder would read through the resident what it cannot read itself), nor under other
+    limits (a 2 KB ``ulimit -f`` output grew to the whole log through it); False when /proc
     cannot say."""
     if pid <= 0:
         return False
@@ -231,15 +234,6 @@ def forwardable(args: list[str], environ: dict[str, str], cwd: str) -> bool:
     named += [part for key, value in environ.items() if key.startswith("YGOREPLAY_")
               for part in value.split(os.pathsep)]
     return not any(_special(os.path.join(cwd, path)) for path in named if path) and not _special(cwd)
-
-
-def _limited() -> bool:
-    """Whether this process runs under a limit its caller set that a resident would not keep
-    (``ulimit -f``, ``ulimit -t``): the resident writes the output and spends the CPU, so a file
-    that may not grow past 2 KB grew to the whole log. Such a command runs in-process."""
-    import resource
-    return any(resource.getrlimit(which)[0] != resource.RLIM_INFINITY
-               for which in (resource.RLIMIT_FSIZE, resource.RLIMIT_CPU))
 
 
 def _special(path: str) -> bool:
@@ -350,7 +344,7 @@ def forward(args: list[str], prog_name: str) -> int | None:
     environ = dict(os.environ)
     try:
         cwd = os.getcwd()
-        if not forwardable(args, environ, cwd) or _limited():
+        if not forwardable(args, environ, cwd):
             return None
         where = folder()
         if not os.path.lexists(where):           # no folder, no resident: one may be started
