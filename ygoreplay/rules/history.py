@@ -30,6 +30,7 @@ from ..cards import CardDB
 from ..events import Event, from_dict, made
 from ..state import DuelState, Violation
 from .base import RuleViolation, judges_word
+from .card_text import HAS_FACTS
 from .entries import Entries, Ruling
 from .fold import apply
 
@@ -64,6 +65,17 @@ def _role(cls: type) -> int:
     return role
 Hook = Callable[[int, DuelState], None]
 
+
+def _read_scripts(state: dict) -> bool:
+    """Whether the fold that wrote an unnamed snapshot's ``state`` (one ``DuelState.fits``) had read
+    its cards' scripts (``card_text``'s ``HAS_FACTS``): what it kept of them then is what that
+    version's rules noted, of the same shape but not the same meaning (EFF-04, GEN-03: this one
+    also notes a card's own move to the hand or the Deck, a material, a cost, and moves on at a
+    chain no trigger opens), so it is folded again, never read as this version's: read, a late
+    trigger was let through on an upgraded store and its unaltered record failed ``verify``
+    (attack25bg). A duel whose fold read no script keeps none of it: its snapshots are read."""
+    text = state["scalars"].get("card_text", ())
+    return len(text) > HAS_FACTS and text[HAS_FACTS] not in (None, False)
 
 class History:
     """Folds events one by one into ``state``; rollbacks restore an earlier state.
@@ -480,7 +492,7 @@ class History:
         if version is not None:
             return type(version) is int and version == SNAPSHOT_VERSION
         witnessed = data.get("witnessed")
-        return (data.keys() <= _DATA_KEYS and DuelState.fits(data.get("state"))
+        return (data.keys() <= _DATA_KEYS and DuelState.fits(data.get("state")) and not _read_scripts(data["state"])
                 and (witnessed is None or type(witnessed) is dict and witnessed.keys() <= _WITNESSED_KEYS))
 
     @classmethod
