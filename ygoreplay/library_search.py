@@ -29,7 +29,8 @@ from .cache import Cache
 from .card_names import installed_names, typed_forms
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
-from .library import ACTIONS, VERSION, Index, access_columns, built, check, held_key, sqlite_shape
+from .library import (ACTIONS, VERSION, Index, access_columns, check, found_version, held_key, newer,
+                      sqlite_shape)
 from .store import AlteredRow, own_schema, row_state
 from .i18n import say
 
@@ -892,11 +893,19 @@ def _ready(store: Any) -> Index:
     if not index.ready:
         if index.backend == "sqlite":           # (a store written to had them checked when opened)
             _shaped(store)
-        index.ready = built(store, index)       # another process may have built it since
-        if not index.ready:
+        found = found_version(store, index)     # another process may have built it since
+        index.ready = found == VERSION
+        if found is None:
             raise StoreError(say("the store {name} has no library index yet: run 'ygoreplay search "
                                  "--reindex' once (or any command that writes to it)",
                                  name=store.name))
+        if found > VERSION:
+            raise newer(store.name, found)
+        if not index.ready:
+            raise StoreError(say("the library index of {name} was built by an older ygoreplay (index version "
+                                 "{found}; this one reads version {version}): open the store for writing once to "
+                                 "rebuild it ('ygoreplay search --reindex', or any command that writes to it)",
+                                 name=store.name, found=found, version=VERSION))
     return index
 
 

@@ -1103,7 +1103,8 @@ class Store:
 
     def __init__(self, url: str | None = None, cards: CardDB | None = None, *,
                  key: OrganiserKey | None = None, trust: Iterable[PublicKey] = (),
-                 readonly: bool = False, create: bool = True, concurrent: bool = False) -> None:
+                 readonly: bool = False, create: bool = True, concurrent: bool = False,
+                 reindex: bool = False) -> None:
         env, self.name, self.backend = _environment(url, readonly, create)
         self._secret = env.get("POSTGRES_PASSWORD") or ""      # never in a message (``_reason``)
         self._cards = cards or None         # given none (or an empty set): the classic set
@@ -1148,7 +1149,7 @@ class Store:
             # reads each stream as ``opened`` does (read-only, it installs nothing)
             if not readonly:
                 from . import library
-                library.install(self, self.library, KINDS)
+                library.install(self, self.library, KINDS, downgrade=reindex)    # (``search --reindex``)
         except BaseException:              # not opened: nor counted as a writer of the file
             if self._writer is not None:
                 _Writers.closed(self._writer, False)
