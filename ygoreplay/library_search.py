@@ -819,7 +819,17 @@ def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | N
             hides[row["parent"]] = hidden
     cut = branch_cut(branch_at, not hidden, branch_at)      # its parent neither delayed nor running
     if cut is not None and cut < row["cut"]:
-        row["cut"], row["mark_turn"] = cut, None      # its turn at the cut: none the row knows
+        row["cut"], row["mark_turn"] = cut, _turn_at(store, row["id"], cut)
+
+
+def _turn_at(store: Any, stream: str, position: int) -> int | None:
+    """The turn after a branch's first ``position`` events (its parent's, copied), as its signed
+    record shows it: the row knows only its last turn, and a branch cut where it left showed
+    ``turns: 0`` (its cut on turn 4). None when the record cannot be read so far."""
+    try:
+        return int(store.state_at(stream, position).turn)
+    except (StoreError, VerificationError):
+        return None
 
 
 def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:
