@@ -100,7 +100,8 @@ def test_search_check_of_an_index_an_older_version_built_says_to_reindex_not_a_t
     _alter(store, "UPDATE library_meta SET version = 5; ALTER TABLE library_streams DROP COLUMN meta_event;")
     done = CliRunner().invoke(main, ["search", "--check", "--store", str(store)])
     assert done.exit_code == 2, done.output
-    assert "has no library index yet: run 'ygoreplay search --reindex' once" in done.stderr, done.output
+    assert "was built by an older ygoreplay (index version 5; " in done.stderr, done.output
+    assert "'ygoreplay search --reindex'" in done.stderr, done.output
     assert "Traceback" not in done.output
     assert CliRunner().invoke(main, ["search", "--reindex", "--store", str(store)]).exit_code == 0
     assert CliRunner().invoke(main, ["search", "--check", "--store", str(store)]).exit_code == 0

@@ -649,14 +649,15 @@ def index_of(store: Any) -> Index:
                  signer=lambda: store.key, holder=store.index_key)
 
 
-def install(store: Any, index: Index, folds: Mapping[str, Any]) -> None:
+def install(store: Any, index: Index, folds: Mapping[str, Any], downgrade: bool = False) -> None:
     """Make every write of ``store``'s recorder write its ``index`` rows in the same transaction;
     on a writable store whose index is missing or older, build it first from what the store
-    holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do)."""
+    holds (``folds``: the store's stream kinds by name, to fold each stream as its appends do).
+    One a newer version built is never dropped unless ``downgrade`` (``rebuild``)."""
     recorder = store.events        # (only a writable store installs it: ``Store.__init__``)
     index.ready = built(store, index)
     if not index.ready:
-        rebuild(store, index, folds, force=False)
+        rebuild(store, index, folds, force=downgrade)
         index.ready = True
     with store.events.datastore.transaction(commit=False) as cursor:
         cursor.execute(index.sql("SELECT id FROM {streams} WHERE delay_events > 0 OR delay_ms > 0"))
@@ -680,20 +681,36 @@ def install(store: Any, index: Index, folds: Mapping[str, Any]) -> None:
 
 def built(store: Any, index: Index) -> bool:
     """Whether the store's index exists at this version."""
+    return found_version(store, index) == VERSION
+
+
+def found_version(store: Any, index: Index) -> int | None:
+    """The version of ygoreplay's index the store holds (None: none)."""
     try:
         with store.events.datastore.transaction(commit=False) as cursor:
             cursor.execute(index.sql("SELECT max(version) AS v FROM {meta}"))
             row = cursor.fetchone()
     except Exception:                  # no table yet: either backend's error, its transaction rolled back
-        return False
-    return row is not None and row["v"] == VERSION
+        return None
+    return None if row is None else row["v"]
+
+
+def newer(name: str, found: int) -> StoreError:
+    """An index a newer ygoreplay built, which this one neither reads nor drops by itself: two
+    versions writing one store in turn each dropped the other's and built its own, every time
+    (minutes on a large library)."""
+    return StoreError(say("the library index of {name} was built by a newer ygoreplay (index version {found}; "
+                          "this one makes version {version}): use that version with this store; to go back to "
+                          "this one for good, run 'ygoreplay search --reindex' (it rebuilds the index, and the newer "
+                          "version would rebuild it again)", name=name, found=found, version=VERSION))
 
 
 def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = True) -> int:
     """The index made anew from every stream the store holds, in one transaction: each stream
     folded from its start, its rows given to ``Index.write`` as an append gives them. How many
     streams. Processes opening a store at once build it once: the first holds the store's write
-    lock (PostgreSQL: an advisory lock) and the others, unless ``force``d, find it built."""
+    lock (PostgreSQL: an advisory lock) and the others, unless ``force``d, find it built. An
+    index a newer version built is refused (``newer``) unless ``force``d."""
     with store.events.datastore.transaction(commit=True) as cursor:
         if index.backend == "postgresql":
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{index.schema}.library",))
@@ -702,6 +719,8 @@ def rebuild(store: Any, index: Index, folds: Mapping[str, Any], force: bool = Tr
         found = cursor.fetchone()["v"]
         if found == VERSION and not force:
             return 0
+        if found is not None and found > VERSION and not force:
+            raise newer(store.name, found)
         if found != VERSION:                         # made by another version: its tables go
             for table in ("text", "cards", "marks", "rollbacks", "streams", "meta"):
                 if index.backend == "sqlite" or table != "text":

@@ -29,7 +29,8 @@ from .cache import Cache
 from .card_names import installed_names, typed_forms
 from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
-from .library import ACTIONS, VERSION, Index, access_columns, built, check, held_key, sqlite_shape
+from .library import (ACTIONS, VERSION, Index, access_columns, check, found_version, held_key, newer,
+                      sqlite_shape)
 from .store import AlteredRow, own_schema, row_state
 from .i18n import say
 
@@ -818,7 +819,17 @@ def _branch_cut(store: Any, row: dict[str, Any], branch_at: int, now_ms: int | N
             hides[row["parent"]] = hidden
     cut = branch_cut(branch_at, not hidden, branch_at)      # its parent neither delayed nor running
     if cut is not None and cut < row["cut"]:
-        row["cut"], row["mark_turn"] = cut, None      # its turn at the cut: none the row knows
+        row["cut"], row["mark_turn"] = cut, _turn_at(store, row["id"], cut)
+
+
+def _turn_at(store: Any, stream: str, position: int) -> int | None:
+    """The turn after a branch's first ``position`` events (its parent's, copied), as its signed
+    record shows it: the row knows only its last turn, and a branch cut where it left showed
+    ``turns: 0`` (its cut on turn 4). None when the record cannot be read so far."""
+    try:
+        return int(store.state_at(stream, position).turn)
+    except (StoreError, VerificationError):
+        return None
 
 
 def _held_back(store: Any, streams: set[str], listed: Mapping[str, Any]) -> set[str]:
@@ -892,11 +903,19 @@ def _ready(store: Any) -> Index:
     if not index.ready:
         if index.backend == "sqlite":           # (a store written to had them checked when opened)
             _shaped(store)
-        index.ready = built(store, index)       # another process may have built it since
-        if not index.ready:
+        found = found_version(store, index)     # another process may have built it since
+        index.ready = found == VERSION
+        if found is None:
             raise StoreError(say("the store {name} has no library index yet: run 'ygoreplay search "
                                  "--reindex' once (or any command that writes to it)",
                                  name=store.name))
+        if found > VERSION:
+            raise newer(store.name, found)
+        if not index.ready:
+            raise StoreError(say("the library index of {name} was built by an older ygoreplay (index version "
+                                 "{found}; this one reads version {version}): open the store for writing once to "
+                                 "rebuild it ('ygoreplay search --reindex', or any command that writes to it)",
+                                 name=store.name, found=found, version=VERSION))
     return index
 
 

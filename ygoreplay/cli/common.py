@@ -267,9 +267,10 @@ key_option = click.option("--key", "keys", multiple=True, metavar="PUBLIC_KEY",
 
 @contextmanager
 def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
-               cards: CardDB | None = None, keys: tuple[str, ...] = ()) -> Iterator[Store]:
+               cards: CardDB | None = None, keys: tuple[str, ...] = (), reindex: bool = False) -> Iterator[Store]:
     """The store at ``url``, its matches understood (``cli.boards`` opens one for a duel's board
-    alone: a match's stream kind is a tenth of ``show --at N``'s imports)."""
+    alone: a match's stream kind is a tenth of ``show --at N``'s imports). ``reindex``: its
+    library index rebuilt even where a newer version built it (``search --reindex``)."""
     from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
     from ..store import Store
     key = None if readonly else signing_key()
@@ -277,7 +278,7 @@ def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
     if keys:                                    # the application layer only when keys are named
         from ..application import trusted_keys
         trust = trusted_keys(keys)
-    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trust)
+    store = Store(url, cards, key=key, readonly=readonly, create=create, trust=trust, reindex=reindex)
     try:
         yield store
     finally:

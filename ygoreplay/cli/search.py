@@ -50,7 +50,7 @@ def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str,
     params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
               if value is not None}
     if reindex:
-        with open_store(store_url, create=True) as store:
+        with open_store(store_url, create=True, reindex=True) as store:
             count = rebuild(store, store.library, KINDS)
         if not as_json:
             echo(t("indexed {count} duels and matches of {name}", count=count, name=store.name))
