@@ -194,9 +194,15 @@ def left_behind(state: DuelState, event: Event) -> None:
     (EFF-05 for a FLIP effect)."""
     if state.chain or state.resolving or state.card_text[BLOCKED] or _blocked_on_field(state):
         return
+    _judge_owed(state, event)
+
+
+def _judge_owed(state: DuelState, event: Event, opener: str | None = None) -> None:
+    """GEN-03, EFF-05: each trigger still owed (but ``opener``'s, which its activation pays), by a
+    card that has not moved since, was left unactivated when the duel moved on at ``event``."""
     for card_id, (happened, exits, zone) in state.card_text[OWED].items():
         card = state.cards.get(card_id)
-        if card is None or card.field_exits != exits or card.zone != zone:
+        if card is None or card.field_exits != exits or card.zone != zone or card_id == opener:
             continue                                   # it moved again: what it owed is not judged
         flip = happened == "flip"
         words = N_("Flip Summoned") if flip else _HAPPENED.get(happened, happened)
@@ -222,17 +228,38 @@ def moved_on(state: DuelState, since: int | None = None) -> None:
         text[MOVED_ON] = state.index
 
 
-def opened(state: DuelState, ev: Activated, card: Card) -> None:
-    """EFF-04, NIS-02: an activation that opened a chain (Chain Link 1) and is surely no trigger (a
-    card activation, or a card whose script declares no trigger or FLIP effect) was made in an open
-    game state: the chain of the triggers waiting had to come first, so the duel has moved on past
-    their window as with any other action (``moved_on``). A card that may have been given an
-    effect, or whose script was not read, may have activated a trigger: nothing moves on."""
+def opens_past(state: DuelState, ev: Activated, card: Card) -> bool:
+    """EFF-04, NIS-02: whether an activation that opens a chain (Chain Link 1) is surely no trigger
+    (a card activation, or a card whose script declares no trigger or FLIP effect): one made in an
+    open game state, where the chain of the triggers waiting had to come first, so the duel moves
+    on past their window as with any other action (``moved_on``). A card that may have been given
+    an effect, or whose script was not read, may have activated a trigger: it does not."""
     if ev.effect_type is not None:
         facts = script_effects(state, card)
         if not _read(facts) or any(f.kind in ("trigger", "flip") for f in facts) or may_be_given(state, card):
-            return
+            return False
+    return True
+
+
+def left_by_opening(state: DuelState, ev: Activated, card: Card) -> bool:
+    """GEN-03, EFF-05 (a mandatory trigger is activated in the chain built right after its event,
+    NIS-02): an activation that ``opens_past`` the triggers waiting left each still owed (but the
+    opening card's own) unactivated, judged as at any other move on (``left_behind``), before the
+    activation is applied. Whether it was judged: not once a card may stop activations
+    (``BLOCKERS``)."""
+    if state.card_text[BLOCKED] or _blocked_on_field(state):
+        return False
+    _judge_owed(state, ev, card.id)
+    return True
+
+
+def opened(state: DuelState, judged: bool) -> None:
+    """After an activation that ``opens_past`` the triggers waiting was applied: the duel has moved
+    on past their window (EFF-04); what they owed was ``judged`` (``left_by_opening``), and is owed
+    no longer."""
     state.card_text[MOVED_ON] = state.index
+    if judged:
+        state.card_text[OWED] = {}
 
 
 #: A card's own events the window is kept for (``owe`` notes them): its trigger on one of them
@@ -422,5 +449,6 @@ def new_turn(state: DuelState) -> None:
         state.card_text[TURN_USES] = {}
 
 
-__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind", "moved_on", "negated",
-           "new_turn", "opened", "owe", "paid", "text_allows", "used"]
+__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind",
+           "left_by_opening", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe", "paid", "text_allows",
+           "used"]
