@@ -21,6 +21,10 @@
   them: once the duel has moved on as above, a card whose script declares only such triggers
   activating one answers nothing (``after_its_window``; optional triggers too, which GEN-03 does
   not reach). Undecided where the card was not seen going where it is (``after_its_window``).
+  A chain opened by something surely no trigger moves the duel on too (``opens_past``), and the
+  mandatory triggers still owed are judged there (GEN-03, ``left_by_opening``). A card whose
+  summon was negated was never summoned: its triggers on its own summon answer nothing (SUM-03,
+  SPS-06: ``summon_negated``).
 * **Once-per-turn limits** (TEXT-01, our own ID for a card's own text that no game rule states):
   an activation uses the ``SetCountLimit`` of the effect activated, decided only when every effect
   the activation may be (the card activation of a Spell/Trap; else every activated effect of the
@@ -270,6 +274,32 @@ _OWN_EVENTS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVEN
                          "EVENT_BE_MATERIAL"))
 
 
+#: ``SEEN``'s zone for a card whose summon was negated (``summon_negated``): no zone a card is in.
+NEGATED = "negated"
+#: A card's own triggers on its summon's success, which a negated summon never reaches.
+_SUMMON_SUCCESS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVENT_FLIP_SUMMON_SUCCESS"))
+
+
+def summon_negated(state: DuelState, card: Card) -> None:
+    """SUM-03, SPS-06: ``card``'s summon was negated (it has gone to the GY): it was never summoned,
+    and, "not treated as sent from the hand or field", its other own triggers are undecided here."""
+    if card.id in state.card_text[SEEN]:
+        state.card_text[SEEN][card.id] = [NEGATED, card.field_exits, state.index]
+
+
+def _after_negation(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
+    """EFF-04, SUM-03, SPS-06: a card whose script's triggers all answer its own summon's success,
+    activating one after that summon was negated, not having moved since."""
+    found = own_triggers(state, card, ev.effect_type)
+    if not found or any(f.code not in _SUMMON_SUCCESS for f in found):
+        return None
+    if may_be_given(state, card) or unseen_by_writer(state, ev, card):
+        return None
+    return "EFF-04", say("{name}'s script declares only triggers on its own summon ({codes}), and its summon was "
+                         "negated: a negated summon never succeeded, so there is no timing for them to answer "
+                         "(SUM-03, SPS-06)", name=card.name, codes=", ".join(sorted({f.code for f in found})))
+
+
 def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
     """EFF-04 (a trigger "activates at the timing its text states"; NIS-02: the chain of triggers
     is built right after the event, before any new action): a card whose script's triggers all
@@ -282,6 +312,8 @@ def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, 
     may not see it (``unseen_by_writer``)."""
     text = state.card_text
     seen = text[SEEN].get(card.id)
+    if seen is not None and seen[0] == NEGATED and seen[1] == card.field_exits:
+        return _after_negation(state, ev, card)
     if seen is None or seen[2] >= text[MOVED_ON] or seen[0] != card.zone or seen[1] != card.field_exits:
         return None
     found = own_triggers(state, card, ev.effect_type)
@@ -450,5 +482,5 @@ def new_turn(state: DuelState) -> None:
 
 
 __all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind",
-           "left_by_opening", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe", "paid", "text_allows",
-           "used"]
+           "left_by_opening", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe", "paid", "summon_negated",
+           "text_allows", "used"]

@@ -861,6 +861,8 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
         del state.cards[card.id]
     else:
         put(state, card, GY, card.owner)
+        if state.card_text[card_text.SEEN]:
+            card_text.summon_negated(state, card)   # SUM-03, SPS-06: never summoned: no trigger on it (EFF-04)
     state.summon_group = [c for c in group if c != card.id]
     state.summon_window = None
 
