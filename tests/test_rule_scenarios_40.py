@@ -20,6 +20,10 @@ Let through though illegal, now refused (a machine record) or kept and flagged (
   move the duel on past the triggers waiting, as a Synchro, Xyz or Link Summon by its procedure
   does: Test If Mole's trigger after it was accepted. Now it moves on at its first monster (the
   Pendulum Summoned monsters' own triggers answer it).
+* EFF-04, SUM-03, SPS-06 (a negated summon never succeeded: "if not negated, placement on the
+  field is the 'when Special Summoned' timing"): Test Herald's Normal Summon negated by Solemn
+  Judgment, its "when this card is Normal Summoned: draw 1 card" activated from the GY: accepted
+  (it had left the field, so no window was judged). Now refused, flagged at the table.
 
 Probed and found right, each as a recorded event sequence (kept out of the suite: they pass on the
 baseline; legal accepted, illegal refused with the ID): CHAIN-03 a Normal Trap (Dust Tornado), a
@@ -50,19 +54,16 @@ Solemn Judgment negates the summon.
 Undecided as designed (card text, no script facts in the classic database): a Normal Trap, Negate
 Attack, Sakuretsu Armor or Waboku in the Damage Step (BATTLE-09/10); Mirror Force with no attack;
 Utopia detaching another Xyz monster's material as its cost.
-Left (found, not changed): a monster whose Normal Summon was negated (Solemn Judgment) activating its
-own "when Normal Summoned" trigger from the GY is accepted: the summon never succeeded (SUM-03,
-EFF-04), but nothing the state keeps says the card's last summon was negated once it left the field.
 """
 from __future__ import annotations
 
 from test_rule_scenarios_27 import ev
 from test_rule_scenarios_38 import HOLE as HOLE_38, PAST
 from test_rule_scenarios_39 import CARDS, MOVES, POT_CHAIN, card, trigger
-
 from test_rules_battle import mon
+from test_rules_card_text import HERALD, TEXT
 
-from duel import CELTIC, POT, STARGAZER, TIMEGAZER, VORSE, fold, position, refused_with
+from duel import CELTIC, POT, SOLEMN, STARGAZER, TIMEGAZER, VORSE, fold, position, refused_with
 from ygoreplay.cards import CardDB
 from ygoreplay.events import from_dict
 from ygoreplay.rules import apply
@@ -154,3 +155,29 @@ def test_eff_04_a_trigger_after_a_pendulum_summon_refused() -> None:
     then the Pendulum Summon: legal."""
     refused_with([*PEND_HOLE, *PENDULUM, trigger("if_mole")], "EFF-04", PAST, cards=CARDS)
     fold(*PEND_HOLE, trigger("if_mole"), ev("chain_link_resolved", link=1), ev("chain_ended"), *PENDULUM, cards=CARDS)
+
+
+# == EFF-04, SUM-03: a negated summon's monster has no summon to answer =======================================
+
+#: Test Herald ("when this card is Normal Summoned: draw 1 card", test_rules_card_text) in the hand,
+#: Solemn Judgment Set on player 1's side; the Normal Summon is negated.
+NEGATED = [position({"hand": [card("herald", HERALD)]}, {"szone": [{"code": SOLEMN, "id": "sol", "position": "set"}]},
+                    turn=4),
+           ev("normal_summoned", player=0, card="herald", zone=1),
+           ev("activated", player=1, card="sol", costs=[{"lp": 4000}]), ev("chain_link_resolved", link=1),
+           ev("summon_negated", card="herald", cause="sol"),
+           ev("card_moved", card="sol", to=[1, "gy"], reason="resolved"), ev("chain_ended")]
+HERALD_TRIGGER = trigger("herald")
+
+
+def test_eff_04_a_summon_trigger_after_the_summon_was_negated_refused() -> None:
+    """EFF-04, SUM-03: Test Herald's Normal Summon was negated; its "when Normal Summoned" trigger
+    activated from the GY: refused. Before: accepted. Not negated (Solemn Judgment not activated),
+    the trigger right after the summon: legal."""
+    refused_with([*NEGATED, HERALD_TRIGGER], "EFF-04", "its summon was negated", cards=TEXT)
+    fold(*NEGATED[:2], HERALD_TRIGGER, cards=TEXT)
+
+
+def test_eff_04_the_trigger_after_a_negated_summon_is_flagged_at_the_table() -> None:
+    state = witnessed(*NEGATED, HERALD_TRIGGER, cards=TEXT)
+    assert [(f.index, f.rule) for f in state.flags] == [(len(NEGATED), "EFF-04")]
