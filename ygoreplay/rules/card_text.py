@@ -287,17 +287,17 @@ def summon_negated(state: DuelState, card: Card) -> None:
         state.card_text[SEEN][card.id] = [NEGATED, card.field_exits, state.index]
 
 
-def _after_negation(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
-    """EFF-04, SUM-03, SPS-06: a card whose script's triggers all answer its own summon's success,
-    activating one after that summon was negated, not having moved since."""
+def _only_own_triggers(state: DuelState, ev: Activated, card: Card,
+                       codes: frozenset[str]) -> tuple[EffectFact, ...] | None:
+    """The card's triggers ``ev`` may be, when every one answers one of ``codes`` happening to it;
+    None when it may be something else, may have been given an effect, or the event's writer may
+    not see it (``unseen_by_writer``)."""
     found = own_triggers(state, card, ev.effect_type)
-    if not found or any(f.code not in _SUMMON_SUCCESS for f in found):
+    if not found or any(f.code not in codes for f in found):
         return None
     if may_be_given(state, card) or unseen_by_writer(state, ev, card):
         return None
-    return "EFF-04", say("{name}'s script declares only triggers on its own summon ({codes}), and its summon was "
-                         "negated: a negated summon never succeeded, so there is no timing for them to answer "
-                         "(SUM-03, SPS-06)", name=card.name, codes=", ".join(sorted({f.code for f in found})))
+    return found
 
 
 def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
@@ -309,17 +309,23 @@ def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, 
     state, a new phase, step or turn, with no chain open). Undecided when it was not seen to go
     where it is (moved by what ``owe`` does not read, or before a snapshot that kept no
     ``SEEN``), its script was not read, it may have been given an effect, or the event's writer
-    may not see it (``unseen_by_writer``)."""
+    may not see it (``unseen_by_writer``). A card whose summon was negated (``summon_negated``)
+    activating a trigger on its own summon answers nothing at all."""
     text = state.card_text
     seen = text[SEEN].get(card.id)
     if seen is not None and seen[0] == NEGATED and seen[1] == card.field_exits:
-        return _after_negation(state, ev, card)
+        # SUM-03, SPS-06: its summon was negated, and it has not moved since
+        found = _only_own_triggers(state, ev, card, _SUMMON_SUCCESS)
+        if not found:
+            return None
+        return "EFF-04", say("{name}'s script declares only triggers on its own summon ({codes}), and its summon "
+                             "was negated: a negated summon never succeeded, so there is no timing for them to "
+                             "answer (SUM-03, SPS-06)", name=card.name,
+                             codes=", ".join(sorted({f.code for f in found})))
     if seen is None or seen[2] >= text[MOVED_ON] or seen[0] != card.zone or seen[1] != card.field_exits:
         return None
-    found = own_triggers(state, card, ev.effect_type)
-    if not found or any(f.code not in _OWN_EVENTS for f in found):
-        return None
-    if may_be_given(state, card) or unseen_by_writer(state, ev, card):
+    found = _only_own_triggers(state, ev, card, _OWN_EVENTS)
+    if not found:
         return None
     return "EFF-04", say("{name}'s script declares only triggers on what happens to it ({codes}), and the last of "
                          "those recorded for it came before the duel moved on: a trigger is activated in the chain "
