@@ -321,7 +321,7 @@ class DuelState:
                                                        #  level, tuner, token, link rating] (summon.py)
         self.last_kind = ""                            # kind of the last event applied
         self.must_lose: dict[int, str] = {}            # player -> reason (WIN-01/02)
-        self.lost_by: str | None = None                # the cause of the LP change that took LP to 0 (WIN-04)
+        self.lost_by: str | None = None                # what took LP to 0: the cause, or win.BY_BATTLE (WIN-04)
         self.ended = False
         self.winner: int | None = None
         self.end_reason: str | None = None

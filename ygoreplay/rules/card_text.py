@@ -21,6 +21,10 @@
   them: once the duel has moved on as above, a card whose script declares only such triggers
   activating one answers nothing (``after_its_window``; optional triggers too, which GEN-03 does
   not reach). Undecided where the card was not seen going where it is (``after_its_window``).
+  A chain opened by something surely no trigger moves the duel on too (``opens_past``), and the
+  mandatory triggers still owed are judged there (GEN-03, ``left_by_opening``). A card whose
+  summon was negated was never summoned: its triggers on its own summon answer nothing (SUM-03,
+  SPS-06: ``summon_negated``).
 * **Once-per-turn limits** (TEXT-01, our own ID for a card's own text that no game rule states):
   an activation uses the ``SetCountLimit`` of the effect activated, decided only when every effect
   the activation may be (the card activation of a Spell/Trap; else every activated effect of the
@@ -194,9 +198,15 @@ def left_behind(state: DuelState, event: Event) -> None:
     (EFF-05 for a FLIP effect)."""
     if state.chain or state.resolving or state.card_text[BLOCKED] or _blocked_on_field(state):
         return
+    _judge_owed(state, event)
+
+
+def _judge_owed(state: DuelState, event: Event, opener: str | None = None) -> None:
+    """GEN-03, EFF-05: each trigger still owed (but ``opener``'s, which its activation pays), by a
+    card that has not moved since, was left unactivated when the duel moved on at ``event``."""
     for card_id, (happened, exits, zone) in state.card_text[OWED].items():
         card = state.cards.get(card_id)
-        if card is None or card.field_exits != exits or card.zone != zone:
+        if card is None or card.field_exits != exits or card.zone != zone or card_id == opener:
             continue                                   # it moved again: what it owed is not judged
         flip = happened == "flip"
         words = N_("Flip Summoned") if flip else _HAPPENED.get(happened, happened)
@@ -222,17 +232,38 @@ def moved_on(state: DuelState, since: int | None = None) -> None:
         text[MOVED_ON] = state.index
 
 
-def opened(state: DuelState, ev: Activated, card: Card) -> None:
-    """EFF-04, NIS-02: an activation that opened a chain (Chain Link 1) and is surely no trigger (a
-    card activation, or a card whose script declares no trigger or FLIP effect) was made in an open
-    game state: the chain of the triggers waiting had to come first, so the duel has moved on past
-    their window as with any other action (``moved_on``). A card that may have been given an
-    effect, or whose script was not read, may have activated a trigger: nothing moves on."""
+def opens_past(state: DuelState, ev: Activated, card: Card) -> bool:
+    """EFF-04, NIS-02: whether an activation that opens a chain (Chain Link 1) is surely no trigger
+    (a card activation, or a card whose script declares no trigger or FLIP effect): one made in an
+    open game state, where the chain of the triggers waiting had to come first, so the duel moves
+    on past their window as with any other action (``moved_on``). A card that may have been given
+    an effect, or whose script was not read, may have activated a trigger: it does not."""
     if ev.effect_type is not None:
         facts = script_effects(state, card)
         if not _read(facts) or any(f.kind in ("trigger", "flip") for f in facts) or may_be_given(state, card):
-            return
+            return False
+    return True
+
+
+def left_by_opening(state: DuelState, ev: Activated, card: Card) -> bool:
+    """GEN-03, EFF-05 (a mandatory trigger is activated in the chain built right after its event,
+    NIS-02): an activation that ``opens_past`` the triggers waiting left each still owed (but the
+    opening card's own) unactivated, judged as at any other move on (``left_behind``), before the
+    activation is applied. Whether it was judged: not once a card may stop activations
+    (``BLOCKERS``)."""
+    if state.card_text[BLOCKED] or _blocked_on_field(state):
+        return False
+    _judge_owed(state, ev, card.id)
+    return True
+
+
+def opened(state: DuelState, judged: bool) -> None:
+    """After an activation that ``opens_past`` the triggers waiting was applied: the duel has moved
+    on past their window (EFF-04); what they owed was ``judged`` (``left_by_opening``), and is owed
+    no longer."""
     state.card_text[MOVED_ON] = state.index
+    if judged:
+        state.card_text[OWED] = {}
 
 
 #: A card's own events the window is kept for (``owe`` notes them): its trigger on one of them
@@ -241,6 +272,32 @@ def opened(state: DuelState, ev: Activated, card: Card) -> None:
 _OWN_EVENTS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVENT_FLIP_SUMMON_SUCCESS",
                          "EVENT_TO_GRAVE", "EVENT_DESTROYED", "EVENT_REMOVE", "EVENT_TO_HAND", "EVENT_TO_DECK",
                          "EVENT_BE_MATERIAL"))
+
+
+#: ``SEEN``'s zone for a card whose summon was negated (``summon_negated``): no zone a card is in.
+NEGATED = "negated"
+#: A card's own triggers on its summon's success, which a negated summon never reaches.
+_SUMMON_SUCCESS = frozenset(("EVENT_SUMMON_SUCCESS", "EVENT_SPSUMMON_SUCCESS", "EVENT_FLIP_SUMMON_SUCCESS"))
+
+
+def summon_negated(state: DuelState, card: Card) -> None:
+    """SUM-03, SPS-06: ``card``'s summon was negated (it has gone to the GY): it was never summoned,
+    and, "not treated as sent from the hand or field", its other own triggers are undecided here."""
+    if card.id in state.card_text[SEEN]:
+        state.card_text[SEEN][card.id] = [NEGATED, card.field_exits, state.index]
+
+
+def _only_own_triggers(state: DuelState, ev: Activated, card: Card,
+                       codes: frozenset[str]) -> tuple[EffectFact, ...] | None:
+    """The card's triggers ``ev`` may be, when every one answers one of ``codes`` happening to it;
+    None when it may be something else, may have been given an effect, or the event's writer may
+    not see it (``unseen_by_writer``)."""
+    found = own_triggers(state, card, ev.effect_type)
+    if not found or any(f.code not in codes for f in found):
+        return None
+    if may_be_given(state, card) or unseen_by_writer(state, ev, card):
+        return None
+    return found
 
 
 def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | None:
@@ -252,15 +309,23 @@ def after_its_window(state: DuelState, ev: Activated, card: Card) -> tuple[str, 
     state, a new phase, step or turn, with no chain open). Undecided when it was not seen to go
     where it is (moved by what ``owe`` does not read, or before a snapshot that kept no
     ``SEEN``), its script was not read, it may have been given an effect, or the event's writer
-    may not see it (``unseen_by_writer``)."""
+    may not see it (``unseen_by_writer``). A card whose summon was negated (``summon_negated``)
+    activating a trigger on its own summon answers nothing at all."""
     text = state.card_text
     seen = text[SEEN].get(card.id)
+    if seen is not None and seen[0] == NEGATED and seen[1] == card.field_exits:
+        # SUM-03, SPS-06: its summon was negated, and it has not moved since
+        found = _only_own_triggers(state, ev, card, _SUMMON_SUCCESS)
+        if not found:
+            return None
+        return "EFF-04", say("{name}'s script declares only triggers on its own summon ({codes}), and its summon "
+                             "was negated: a negated summon never succeeded, so there is no timing for them to "
+                             "answer (SUM-03, SPS-06)", name=card.name,
+                             codes=", ".join(sorted({f.code for f in found})))
     if seen is None or seen[2] >= text[MOVED_ON] or seen[0] != card.zone or seen[1] != card.field_exits:
         return None
-    found = own_triggers(state, card, ev.effect_type)
-    if not found or any(f.code not in _OWN_EVENTS for f in found):
-        return None
-    if may_be_given(state, card) or unseen_by_writer(state, ev, card):
+    found = _only_own_triggers(state, ev, card, _OWN_EVENTS)
+    if not found:
         return None
     return "EFF-04", say("{name}'s script declares only triggers on what happens to it ({codes}), and the last of "
                          "those recorded for it came before the duel moved on: a trigger is activated in the chain "
@@ -422,5 +487,6 @@ def new_turn(state: DuelState) -> None:
         state.card_text[TURN_USES] = {}
 
 
-__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind", "moved_on", "negated",
-           "new_turn", "opened", "owe", "paid", "text_allows", "used"]
+__all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind",
+           "left_by_opening", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe", "paid", "summon_negated",
+           "text_allows", "used"]

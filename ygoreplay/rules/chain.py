@@ -132,8 +132,12 @@ def activated(state: DuelState, ev: Activated) -> None:
                or never_triggered(state, ev, card) or card_text.after_its_window(state, ev, card))
         if why:
             fail(state, ev, *why)
+    text = state.card_text
+    opens = False
     if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be
         _check_chaining(state, ev, speed, player, must)
+    elif text[card_text.SEEN] or text[card_text.OWED]:
+        opens = card_text.opens_past(state, ev, card)   # EFF-04: it moves the duel on past the triggers waiting
     if state.passes_recorded:
         _check_priority(state, ev, player)
     replaces_draw = False
@@ -174,6 +178,11 @@ def activated(state: DuelState, ev: Activated) -> None:
                                         player=player, lp=state.sides[player].lp, lp_cost=lp_cost))
     use = card_text.activation(state, ev, card, player) if facts else None   # EFF-03/07, TEXT-01: its text
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
+    # GEN-03: what the triggers waiting owe was due first, unless this may stop activations or negate
+    # effects (``use``), or negate the summon that owes it (SPS-11: it has not yet succeeded)
+    judged = opens and bool(text[card_text.OWED]) and not (use is not None and use[1]) and not (
+        state.summon_window is not None and may_negate_summon(state, card, effect_type)
+    ) and card_text.left_by_opening(state, ev, card)
     # -- all checks done: change the state ------------------------------------------------------
     if replaces_draw:
         state.draw_given_up = True                 # TURN-02: no draw owed; one made after it is the draw
@@ -219,8 +228,8 @@ def activated(state: DuelState, ev: Activated) -> None:
                                  card.field_exits if _lasting(card) else None))
     if use is not None or state.card_text[card_text.OWED]:
         card_text.used(state, card, use, len(state.chain))   # GEN-03 paid, TEXT-01 counted
-    if len(state.chain) == 1 and state.card_text[card_text.SEEN]:
-        card_text.opened(state, ev, card)          # EFF-04: a chain opened by no trigger moves the duel on
+    if opens:
+        card_text.opened(state, judged)            # EFF-04, GEN-03: a chain opened by no trigger moves the duel on
     if ev.negates is not None:
         state.negations_recorded = True
     if state.equips:

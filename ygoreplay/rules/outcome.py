@@ -26,7 +26,7 @@ from .spell_trap import check_equips, in_chain, settle_equips
 from .identity import forget_deck
 from .summon import note_material_move
 from .turn import control_lapse, end_phase_effect, stats_lapse
-from .win import late_lp_change
+from .win import late_lp_change, loss_cause
 from .zones import check_free_monster_zone, check_monster_zone, check_spell_trap_zone, extra_link, ruleset_of
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
@@ -538,7 +538,7 @@ def life_points_changed(state: DuelState, ev: LifePointsChanged) -> None:
     side.lp = result
     if result == 0 and not late:
         if not state.must_lose:
-            state.lost_by = ev.cause                          # WIN-04: what else is simultaneous with it
+            state.lost_by = loss_cause(ev)                    # WIN-04: what else is simultaneous with it
         state.must_lose[player] = "lp"                        # WIN-01
 
 

@@ -48,7 +48,8 @@ SPS_03 = "SPS-03"
 #: A summon by its printed procedure makes a monster "properly summoned" (SPS-12, TERM-13).
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
 #: Summons of one monster by its own procedure, made in an open game state (no chain): the duel
-#: moves on past every trigger waiting (EFF-04). A Pendulum Summon's monsters are several events.
+#: moves on past every trigger waiting (EFF-04). A Pendulum Summon's monsters are several events:
+#: it moves on at the first (its monsters' own triggers answer it).
 _BY_ITS_PROCEDURE = frozenset(("synchro", "xyz", "link"))
 
 
@@ -426,7 +427,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
-    if method in _BY_ITS_PROCEDURE and not (state.chain or state.resolving) and state.card_text[card_text.SEEN]:
+    if (method in _BY_ITS_PROCEDURE or (method == "pendulum" and not continuing)) and not (
+            state.chain or state.resolving) and state.card_text[card_text.SEEN]:
         moves = state.material_moves                     # EFF-04: an action of an open game state
         card_text.moved_on(state, moves[0][0] if moves else state.index)
     if state.material_moves:                             # they were this summon's
@@ -859,6 +861,8 @@ def summon_negated(state: DuelState, ev: SummonNegated) -> None:
         del state.cards[card.id]
     else:
         put(state, card, GY, card.owner)
+        if state.card_text[card_text.SEEN]:
+            card_text.summon_negated(state, card)   # SUM-03, SPS-06: never summoned: no trigger on it (EFF-04)
     state.summon_group = [c for c in group if c != card.id]
     state.summon_window = None
 

@@ -34,13 +34,26 @@ def after_loss(state: DuelState, ev: Event) -> None:
              loser=loser, reason=reason, kind=ev.kind))
 
 
+#: ``DuelState.lost_by`` when battle damage took a player to 0 LP (no card id is empty).
+BY_BATTLE = ""
+
+
+def loss_cause(ev: LifePointsChanged) -> str | None:
+    """What took a player to 0 LP at ``ev``, as ``late_lp_change`` compares it: the effect named,
+    or a battle's damage (``BY_BATTLE``); None when an effect's change names none (undecided)."""
+    return BY_BATTLE if ev.reason == "battle_damage" else ev.cause
+
+
 def late_lp_change(state: DuelState, ev: LifePointsChanged) -> bool:
     """WIN-01, WIN-04: whether ``ev`` changes LP after a player lost at 0 LP, by another effect
     than the one that took them there (called ``after_loss``). Only what that effect does at once
     is simultaneous with the loss (one effect's damage to both players: a draw); another effect's
     (an earlier Chain Link's, its resolution unrecorded) is not, and kept (a witnessed duel) it
-    makes no second loser."""
-    late = state.lost_by is not None and ev.cause is not None and ev.cause != state.lost_by
+    makes no second loser. Battle damage is simultaneous only with the same damage calculation's:
+    an effect's change after a loss by battle damage, or battle damage after a loss by an effect,
+    is late too."""
+    cause = loss_cause(ev)
+    late = state.lost_by is not None and cause is not None and cause != state.lost_by
     if late:
         after_loss(state, ev)
     return late
