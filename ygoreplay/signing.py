@@ -20,7 +20,6 @@ import os
 import shlex
 import stat
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import msgpack
@@ -29,6 +28,7 @@ from .digests import compare_digest, hmac_pads, hmac_sha256, sha256
 from .errors import InputError
 from .files import data_folder, open_readable, path_text, write_atomic
 from .i18n import say, t
+from .lazy_dataclass import dataclass
 from .text import printable
 
 ENV_VAR = "YGOREPLAY_KEY"
