@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shlex
 import stat
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
@@ -308,6 +307,7 @@ def warn_if_exposed(path: str | os.PathLike[str], mode: int) -> None:
     store): the owner is told, naming the file (escaped, as every printed name is)."""
     if os.name == "nt" or not mode & 0o077:          # Windows keeps no such bits: its ACLs decide
         return
+    import shlex                                     # only here: a seek reads a key file kept private
     shown = printable(str(path))
     sys.stderr.write(t("warning: the private key {path} can be read by other users (mode {mode}): anyone who "
                        "reads it can sign as you; make it yours alone: chmod 600 {quoted}",
