@@ -57,6 +57,7 @@ def _outcome(call):
 
 #: Values a class checks in ``__post_init__`` (by class name), for its fields without a default.
 _VALID = {"CardFacts": lambda n: {"code": 1000 + n, "name": f"Card {n}", "type": 0x21},
+          "PublicKey": lambda n: {"raw": bytes([n]) * 32},          # an Ed25519 public key's size
           # its kind's default (``store.DUEL``) compares by identity: every field given
           "_Live": lambda n: {name: (i + n,) for i, name in enumerate(
               ("history", "header", "cards", "cards_digest", "head", "kind", "effects_digest"))}}
