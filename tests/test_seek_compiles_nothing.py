@@ -6,11 +6,8 @@ signing classes write their methods when first used (``lazy_dataclass``), as the
 Nothing here is timed (``bench/README.md`` measures it)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 from conftest import ROOT
+from test_lazy_kinds import _run
 from ygoreplay import read_events
 from ygoreplay.store import Store
 
@@ -37,13 +34,6 @@ with Store(sys.argv[1], readonly=True) as store:
 assert compiled == [], compiled
 print("ok")
 """
-
-
-def _run(script: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT), "YGOREPLAY_RESIDENT": "off"})
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def test_a_seek_compiles_no_source_text(tmp_path):
