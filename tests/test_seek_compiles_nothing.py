@@ -2,7 +2,8 @@
 builds the interpreter's AST types (4% of the command), and ``typing.NamedTuple`` called it for
 each field's annotation (a string, with ``from __future__ import annotations``); the named tuples
 on a seek's path are ``collections.namedtuple``'s, and behave as before. ``Source`` and the
-signing classes write their methods when first used (``lazy_dataclass``), as the others do.
+signing classes write their methods when first used (``lazy_dataclass``), as the others do, and
+the state's copier is written on a process's first copy.
 Nothing here is timed (``bench/README.md`` measures it)."""
 from __future__ import annotations
 
@@ -35,13 +36,38 @@ assert compiled == [], compiled
 print("ok")
 """
 
+#: A seek, then a copy of its state: the copier is written by the copy, not before.
+_COPY = """
+import sys
+from ygoreplay import state as states
+from ygoreplay.source import stored_board
+from ygoreplay.store import Store
+with Store(sys.argv[1], readonly=True) as store:
+    at, event, state = stored_board(store, sys.argv[2], int(sys.argv[3]))
+assert states._assign_state.__name__ == "_assign_state", states._assign_state
+copied = state.copy()
+assert states._assign_state.__name__ == "assign" and copied.to_data() == state.to_data()
+copied.become(state)
+assert copied.to_data() == state.to_data()
+print("ok")
+"""
 
-def test_a_seek_compiles_no_source_text(tmp_path):
+
+def _stored(tmp_path) -> tuple[str, str, str]:
+    """A store holding the sample duel: its URL, the duel, an event near its end."""
     sample = read_events(ROOT / "replays" / "won-by-damage.jsonl")
     store = str(tmp_path / "duels.sqlite")
     with Store(store) as st:
         duel, count, _ = st.record(sample, "won")
-    assert _run(_SHOW, store, duel, str(count - 3)).strip() == "ok"
+    return store, duel, str(count - 3)
+
+
+def test_a_seek_compiles_no_source_text(tmp_path):
+    assert _run(_SHOW, *_stored(tmp_path)).strip() == "ok"
+
+
+def test_a_seek_writes_no_state_copier_and_a_copy_is_whole(tmp_path):
+    assert _run(_COPY, *_stored(tmp_path)).strip() == "ok"
 
 
 def test_the_named_tuples_of_a_seek_behave_as_typing_s():
