@@ -33,11 +33,9 @@ def _twin(cls: type) -> type:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     body = {key: value for key, value in cls.__dict__.items() if key not in fields and (key not in _WRITTEN or _own(value))}
     body["__annotations__"] = {name: f.type for name, f in fields.items()}
-    for name, f in fields.items():
-        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
-            body[name] = dataclasses.field(default=f.default, default_factory=f.default_factory, kw_only=f.kw_only)
-        elif f.kw_only:
-            body[name] = dataclasses.field(kw_only=True)
+    for name, f in fields.items():   # each field as declared (``repr=False``, ``compare``...: ``source.Source``'s)
+        body[name] = dataclasses.field(default=f.default, default_factory=f.default_factory, kw_only=f.kw_only,
+                                       init=f.init, repr=f.repr, hash=f.hash, compare=f.compare, metadata=f.metadata)
     generated = cls.__doc__ and cls.__doc__.startswith(cls.__name__ + "(")
     body["__doc__"] = None if generated else cls.__doc__
     twin = type(cls.__name__, cls.__bases__, body)
@@ -57,6 +55,8 @@ def _outcome(call):
 
 #: Values a class checks in ``__post_init__`` (by class name), for its fields without a default.
 _VALID = {"CardFacts": lambda n: {"code": 1000 + n, "name": f"Card {n}", "type": 0x21},
+          "PublicKey": lambda n: {"raw": bytes([n]) * 32},          # an Ed25519 public key's size
+          "Source": lambda n: {"name": (n,), "events": (1 + n,), "cards": (2 + n,), "secret": bytes([n]) * 32},  # not random
           # its kind's default (``store.DUEL``) compares by identity: every field given
           "_Live": lambda n: {name: (i + n,) for i, name in enumerate(
               ("history", "header", "cards", "cards_digest", "head", "kind", "effects_digest"))}}
@@ -117,13 +117,15 @@ def _program_classes() -> list[type]:
     import ygoreplay.cli  # noqa: F401
     import ygoreplay.rules  # noqa: F401
     import ygoreplay.store  # noqa: F401  (its headers, heads, records and the fold kept at a duel's head)
+    import ygoreplay.signing  # noqa: F401  (its keys)
+    import ygoreplay.source  # noqa: F401  (a duel opened for study)
     found = []
     for module in list(sys.modules.values()):
         if getattr(module, "dataclass", None) is lazy_dataclass.dataclass:
             found += [value for value in vars(module).values() if isinstance(value, type)
                       and value.__module__ == module.__name__ and "__dataclass_params__" in value.__dict__
                       and value not in EVENT_TYPES.values()]
-    assert ygoreplay.checking.CheckReport in found
+    assert {ygoreplay.checking.CheckReport, ygoreplay.signing.PublicKey, ygoreplay.source.Source} <= set(found)
     return found
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import os
 import re
 import struct
-from collections import Counter
+from collections import Counter, namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
 from operator import eq
-from typing import NamedTuple, Union
+from typing import Union
 
 from .cards import CardFacts
 from .errors import InputError
@@ -47,9 +47,10 @@ class BanlistFormatError(InputError):
     """An lflist.conf that cannot be read; the message names the line."""
 
 
-class Problem(NamedTuple):
+class Problem(namedtuple("Problem", ("rule", "message"))):
     """One broken deck rule: the rule ID (RULES.md) and what is wrong, in words."""
 
+    __slots__ = ()  # ``collections.namedtuple``: see ``events.Loc``
     rule: str
     message: str
 

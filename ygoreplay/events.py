@@ -57,7 +57,8 @@ import re
 import reprlib
 import threading
 from types import FunctionType
-from typing import Any, Callable, ClassVar, Mapping, NamedTuple, TypeVar, dataclass_transform
+from collections import namedtuple
+from typing import Any, Callable, ClassVar, Mapping, TypeVar, dataclass_transform
 
 from . import seals
 from .errors import InputError
@@ -124,12 +125,14 @@ class EventFormatError(InputError):
         self.detail = message
 
 
-class Loc(NamedTuple):
+class Loc(namedtuple("Loc", ("controller", "zone", "index"), defaults=(None,))):
     """Where a card is: ``(controller, zone, index)``. ``index`` is None where order is not given."""
 
+    __slots__ = ()  # ``collections.namedtuple``: ``typing.NamedTuple`` would compile each field's string annotation,
+    # and a process's first ``compile`` builds the AST types (4% of a fresh ``show --at N``: issue 25)
     controller: int
     zone: str
-    index: int | None = None
+    index: int | None
 
     def to_wire(self) -> list:
         return [self.controller, self.zone] if self.index is None else list(self)
@@ -151,12 +154,13 @@ class Seals(tuple):
     __slots__ = ()
 
 
-class Opening(NamedTuple):
+class Opening(namedtuple("Opening", ("card", "code", "nonce"), defaults=("",))):
     """One card opened: its passcode, and the nonce of its seal ("" for a card never sealed)."""
 
+    __slots__ = ()  # ``collections.namedtuple``: see ``Loc``
     card: str
     code: int
-    nonce: str = ""
+    nonce: str
 
 
 class Openings(tuple):

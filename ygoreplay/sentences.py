@@ -214,7 +214,8 @@ def _natural(card_id: str) -> tuple:
 
 # -- the sentences ------------------------------------------------------------------------------------
 
-Describe = Callable[[Line, Event, "Narrator"], str]
+if TYPE_CHECKING:                       # for the checker alone: a string in it would be compiled (``events.Loc``)
+    Describe = Callable[[Line, Event, Narrator], str]
 #: Each kind's sentence, registered with ``@describes("kind_name")`` where it is written.
 describes = PerKind("sentence", known=is_kind)
 

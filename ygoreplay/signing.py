@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import base64
 import os
-import shlex
 import stat
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
 import msgpack
@@ -29,6 +27,7 @@ from .digests import compare_digest, hmac_pads, hmac_sha256, sha256
 from .errors import InputError
 from .files import data_folder, open_readable, path_text, write_atomic
 from .i18n import say, t
+from .lazy_dataclass import dataclass
 from .text import printable
 
 ENV_VAR = "YGOREPLAY_KEY"
@@ -308,6 +307,7 @@ def warn_if_exposed(path: str | os.PathLike[str], mode: int) -> None:
     store): the owner is told, naming the file (escaped, as every printed name is)."""
     if os.name == "nt" or not mode & 0o077:          # Windows keeps no such bits: its ACLs decide
         return
+    import shlex                                     # only here: a seek reads a key file kept private
     shown = printable(str(path))
     sys.stderr.write(t("warning: the private key {path} can be read by other users (mode {mode}): anyone who "
                        "reads it can sign as you; make it yours alone: chmod 600 {quoted}",

@@ -7,11 +7,12 @@ them, and on any view a full record can give.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Iterator
 
 from .errors import InputError, VerificationError
 from .i18n import say
+from .lazy_dataclass import dataclass
 from .store import StoreError
 
 # What opening a file, a view or an audit needs is imported where it is used: ``show DUEL --at N``

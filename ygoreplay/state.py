@@ -646,7 +646,16 @@ def _assigner(names: tuple[str, ...]) -> Any:
 
 #: Every attribute of a state, read and set at once (``copy``, ``become``).
 _state_values = operator.attrgetter(*_STATE_COPY)
-_assign_state = _assigner(_STATE_COPY)
+
+
+def _assign_state(state: DuelState, values: tuple) -> None:
+    """Writes ``_assign_state`` (``_assigner(_STATE_COPY)``) in its own place on a process's first
+    copy: a seek copies no state, and writing it was 0.5% of a fresh ``show --at N`` (issue 25)."""
+    global _assign_state
+    _assign_state = _assigner(_STATE_COPY)
+    _assign_state(state, values)
+
+
 #: The scalars of a snapshot (``to_data``'s), read and set at once (``from_data``).
 _SCALAR_NAMES = frozenset(DuelState._SCALARS)
 _scalar_values = operator.itemgetter(*DuelState._SCALARS)

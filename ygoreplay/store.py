@@ -59,10 +59,10 @@ import stat
 import threading
 import time
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from contextlib import contextmanager
 from dataclasses import field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NamedTuple, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence
 
 import msgpack
 
@@ -609,18 +609,20 @@ def _head_row(duel_id: str, head: Head, pack: Callable[[object], bytes] = msgpac
                 state=pack(head.to_dict()), status=head.status)
 
 
-class Vouched(NamedTuple):
+class Vouched(namedtuple("Vouched", ("header", "status"))):
     """What a stream's signed anchors vouch for, as ``Store.listed`` decides it: its header and
     the status its last anchor signs (players, turn, result)."""
 
+    __slots__ = ()  # ``collections.namedtuple``: see ``events.Loc``
     header: Header
     status: dict
 
 
-class _Row(NamedTuple):
+class _Row(namedtuple("_Row", ("originator_id", "originator_version", "topic", "state"))):
     """A stored row as a seek reads it, with ``StoredEvent``'s fields (a frozen dataclass: making
     one per row was a tenth of a seek); ordered by version."""
 
+    __slots__ = ()  # ``collections.namedtuple``: see ``events.Loc``
     originator_id: str
     originator_version: int
     topic: str

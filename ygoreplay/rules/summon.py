@@ -28,7 +28,8 @@ XYZ-04, PEND-04) sends the monsters to the GY and does not count as properly sum
 """
 from __future__ import annotations
 
-from typing import NamedTuple, TYPE_CHECKING
+from collections import namedtuple
+from typing import TYPE_CHECKING
 
 from ..i18n import N_, say
 from ..cards import HIDDEN_NAME, CardFacts, CardType
@@ -287,11 +288,13 @@ def has_summoning_condition(card: Card, facts: CardFacts | None = None) -> bool:
     return facts.is_extra_deck or facts.is_ritual or bool(facts.type & _SPSUMMON)
 
 
-class Material(NamedTuple):
+class Material(namedtuple("Material", ("id", "name", "zone", "controller", "face_up", "level", "tuner", "token",
+                                       "link_rating", "unknown"), defaults=(False,))):
     """A material as it was when the summon took it: where, whose, face-up, Level, Tuner, Token,
     Link rating, and whether the record knew the card then (else those facts are not known). A
     named tuple: a frozen dataclass took as long to build as the rest of a summon's checks."""
 
+    __slots__ = ()  # ``collections.namedtuple``: see ``events.Loc``
     id: str
     name: str
     zone: str
@@ -301,7 +304,7 @@ class Material(NamedTuple):
     tuner: bool
     token: bool
     link_rating: int | None
-    unknown: bool = False
+    unknown: bool
 
     @classmethod
     def of(cls, card: Card) -> "Material":
