@@ -81,3 +81,87 @@ def test_a_card_already_where_it_goes_is_told_by_the_entrys_own_name(client, cas
     for card, to in ALREADY[case]:
         told = _told(client, duel, recorder, [{"kind": "card_moved", "card": card, "to": to}])
         assert {(s, r, m.replace(card, "X")) for s, r, m in told} == {(422, "LOG-02", f"X is already in the {to[1]}")}, told
+
+
+# -- ZONE-11: a card put on the top or at the bottom of a Deck stays known there -----------------
+
+from duel import CARDS, DARK_MAGICIAN, POT, VORSE, position  # noqa: E402
+from ygoreplay.access import TABLE  # noqa: E402
+from ygoreplay.events import from_dict  # noqa: E402
+from ygoreplay.views import ViewReplay, redactor_of  # noqa: E402
+
+#: Player 0: Pot of Greed and Vorse Raider in hand (p0.s11, p0.s12), Dark Magician face-up (p0.s13).
+ON_BOARD = position({"hand": [POT, VORSE], "mzone": [{"code": DARK_MAGICIAN, "position": "attack"}]})
+VIEWERS = ("spectator", "p0", "p1", TABLE)
+
+
+def _known_in_deck(events: list[dict], view: str) -> list[tuple[int, int]]:
+    """Player 0's Deck as ``view``'s own fold has it: (place from the top, passcode) of each card it knows."""
+    redactor = redactor_of(view, CARDS, b"k" * 32)
+    for event in events:
+        redactor.feed(from_dict(event))
+    out = redactor.redaction
+    state = ViewReplay(out.events, CARDS, out.disclosures, out.renames).folded().state
+    deck = state.sides[0].deck
+    return [(i, state.cards[c].code) for i, c in enumerate(deck) if state.cards[c].code]
+
+
+def _put(card: str, where: int | None) -> dict:
+    return {"kind": "card_moved", "card": card, "to": [0, "deck", 10 if where is None else where], "reason": "returned"}
+
+
+@pytest.mark.parametrize("where", [0, None], ids=["top", "bottom"])
+@pytest.mark.parametrize("view", VIEWERS)
+def test_a_face_up_card_put_on_the_top_or_bottom_of_the_deck_stays_known_there(view, where) -> None:
+    """Dark Magician, face-up, put on the top (bottom) of its Deck: every view keeps it, there."""
+    place = 0 if where == 0 else 10
+    assert _known_in_deck([ON_BOARD, _put("p0.s13", where)], view) == [(place, DARK_MAGICIAN)]
+
+
+DRAW = {"kind": "cards_drawn", "player": 0, "count": 1, "cite": {"card": "p0.s11", "effect": "draw 1"}}
+HIDDEN_AGAIN = {
+    "a shuffle": [{"kind": "deck_shuffled", "player": 0}],
+    "a card shuffled in": [{"kind": "card_moved", "card": "p0.s11", "to": [0, "deck"], "reason": "shuffled"}],
+    "its owner's draw": [DRAW],
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN_AGAIN))
+@pytest.mark.parametrize("view", VIEWERS)
+def test_a_card_known_on_top_of_the_deck_is_lost_exactly_when_the_rules_hide_it(view, how) -> None:
+    """Known on top until the Deck is shuffled or its owner draws it (then their own view alone
+    knows it, in their hand); a card put on top of it, or a draw from the other Deck, hides nothing."""
+    events = [ON_BOARD, _put("p0.s13", 0), _put("p0.s11", 0)]     # Pot of Greed from the hand on top of it
+    kept = [(0, POT), (1, DARK_MAGICIAN)] if view == "p0" else [(1, DARK_MAGICIAN)]
+    assert _known_in_deck(events, view) == kept
+    assert _known_in_deck([*events, {"kind": "deck_shuffled", "player": 1}], view) == kept
+    events = [ON_BOARD, _put("p0.s13", 0), *HIDDEN_AGAIN[how]]
+    assert _known_in_deck(events, view) == []
+
+
+@pytest.mark.parametrize("view", ("spectator", "p1", TABLE))
+def test_a_card_put_face_down_on_top_of_the_deck_from_the_hand_is_not_learned(view) -> None:
+    """Vorse Raider from player 0's hand to the top of their Deck: only its owner knows it there."""
+    assert _known_in_deck([ON_BOARD, _put("p0.s12", 0)], view) == []
+    assert _known_in_deck([ON_BOARD, _put("p0.s12", 0)], "p0") == [(0, VORSE)]
+
+
+def test_the_tables_recorder_names_the_card_it_put_on_top_until_the_deck_is_shuffled(client) -> None:  # noqa: F811
+    """At the table: Vorse Raider back on top (the sheet's tap), then sent from the top of the Deck
+    to the GY by an effect (a mill): the table names it as it did. After a shuffle it cannot."""
+    from test_service_table_recording import VORSE_SUMMONED, offered, tapped
+    mill = {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "source": [0, "deck", 0], "reason": "sent"}
+    for shuffled in (True, False):
+        duel, recorder = at_the_table(client, VORSE_SUMMONED)
+        tapped(client, duel, recorder, offered(client, duel, "p0.m0", "", "Return to the top of the Deck")["event"])
+        if shuffled:
+            tapped(client, duel, recorder, {"kind": "deck_shuffled", "player": 0})
+        length = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["events"]
+        r = client.post(f"/duels/{duel['id']}/events", params={"expected": length}, json=[mill],
+                        headers=auth(recorder))
+        if shuffled:
+            assert r.status_code == 400 and "no card the table's view knows" in r.text, r.text
+        else:
+            assert r.status_code == 200 and r.json()["flags"] == [], r.text
+    gy = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["board"]["players"][0]["gy"]
+    assert [(c["id"], c["code"]) for c in gy] == [("p0.m0", 14898066)]

@@ -583,7 +583,7 @@ BOUNCE = [
     {"kind": "monster_set", "player": 1, "card": "p1.s14", "zone": 2},
     {"kind": "card_revealed", "player": 1, "cards": ["p1.s12"], "cause": "p1.s12"},
     {"kind": "card_moved", "card": "p1.s1", "to": [1, "gy"], "reason": "sent", "cause": "p1.s12"},
-    {"kind": "card_moved", "card": "p1.s1", "to": [1, "deck", 0], "reason": "returned", "cause": "p1.s12"},
+    {"kind": "card_moved", "card": "p1.s1", "to": [1, "deck"], "reason": "shuffled", "cause": "p1.s12"},
     {"kind": "phase_entered", "phase": "end"},
 ]
 
@@ -617,7 +617,8 @@ def test_a_card_that_went_back_to_a_hidden_hand_cannot_be_picked_out_when_it_com
 
 
 def test_a_card_shuffled_into_a_deck_cannot_be_followed_out_of_it():
-    """A card seen in the GY goes back to the Deck: the Deck's hidden cards are all renamed."""
+    """A card seen in the GY is shuffled into the Deck: the Deck's hidden cards are all renamed (one
+    put on its top or bottom stays known there: ``test_table_22b``)."""
     events = _bounce()
     view_file = make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)
     seen = next(d[1] for d in view_file.disclosures if d[0] == 10)
