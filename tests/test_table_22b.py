@@ -165,3 +165,27 @@ def test_the_tables_recorder_names_the_card_it_put_on_top_until_the_deck_is_shuf
             assert r.status_code == 200 and r.json()["flags"] == [], r.text
     gy = client.get(f"/duels/{duel['id']}/state", headers=auth(recorder)).json()["board"]["players"][0]["gy"]
     assert [(c["id"], c["code"]) for c in gy] == [("p0.m0", 14898066)]
+
+
+# -- the log says where in the Deck --------------------------------------------------------------
+
+from ygoreplay import i18n  # noqa: E402
+from ygoreplay.log import judge_steps, narrate  # noqa: E402
+
+#: What each language says of Dark Magician put on the top, at the bottom of its Deck.
+PLACES = {"en": ("→ the top of Player 0's Deck (returned)", "→ the bottom of Player 0's Deck (returned)"),
+          "ja": ("の一番上", "の一番下"), "ko": (" 맨 위", " 맨 아래"), "zh-Hans": ("最上方", "最下方"),
+          "zh-Hant": ("最上方", "最下方")}
+
+
+@pytest.mark.parametrize("language", sorted(PLACES))
+def test_the_log_line_says_the_top_or_the_bottom_of_the_deck(language) -> None:
+    """ZONE-11: where the card went is what the next draw follows; shuffled in, no place is said."""
+    moves = [_put("p0.s13", 0), _put("p0.s13", None),
+             {"kind": "card_moved", "card": "p0.s13", "to": [0, "deck"], "reason": "shuffled"}]
+    said = []
+    with i18n.using(language):
+        for move in moves:
+            said.append(list(narrate(judge_steps([from_dict(e) for e in (ON_BOARD, move)], CARDS)))[-1].text)
+    top, bottom = PLACES[language]
+    assert top in said[0] and bottom in said[1] and top not in said[2] and bottom not in said[2], said
