@@ -951,13 +951,14 @@ def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[st
         if card_id not in of:
             continue
         lasting = can_see(view, card)
-        if card_id not in known and card.code:      # a card the record itself does not know is not shown
+        followed = card_id in known                # known before: followed to where it is
+        if not followed and card.code:             # a card the record itself does not know is not shown
             if lasting or card_id in shown:
                 disclosed.append([index, of[card_id], card.code])
                 out.codes.add(card.code)
                 names.learn(index, card_id)
         if card_id in known and not lasting and card.zone not in _ON_FIELD and card_id not in chained \
-                and (card.zone != DECK or card.owner in shuffled):
+                and (card.zone != DECK or not followed or card.owner in shuffled):
             names.forget(index, card_id)           # gone where the viewer cannot follow it
             piles.add(_pile(card))
     if gone is None or gone:
