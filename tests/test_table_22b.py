@@ -5,14 +5,23 @@
   taken (ZONE-10), a chain link that does not exist (LOG-07), no attack to replay (BATTLE-06), a
   turn out of order (LOG-06), a card already where it is sent (LOG-02: by the entry's own name for
   it, never by what the record knows it is). They said "the reason is the judge's".
+- ZONE-11: a card a view knew, put on the top or at the bottom of a Deck, stays known there (the
+  table's recorder names it for a mill) until the Deck is shuffled or a draw takes it; a card put
+  there face-down is learned by no one new. And the log line says the top or the bottom.
 """
 from __future__ import annotations
 
 import pytest
 
-from test_release import ORGANISER, auth, client, store  # noqa: F401  (fixtures)
-from test_service_table_recording import TURN_2, at_the_table
+from duel import CARDS, DARK_MAGICIAN, POT, VORSE, position
+from test_release import auth, client, store  # noqa: F401  (fixtures)
+from test_service_table_recording import TURN_2, VORSE_SUMMONED, at_the_table, offered, tapped
 from test_table_22 import HIDDEN
+from ygoreplay import i18n
+from ygoreplay.access import TABLE
+from ygoreplay.events import from_dict
+from ygoreplay.log import judge_steps, narrate
+from ygoreplay.views import ViewReplay, redactor_of
 
 #: A Field Spell Set by player 0 and a Set monster each (the table sees none of them), then
 #: player 1's Main Phase 1 of turn 2, with no chain and no attack.
@@ -85,11 +94,6 @@ def test_a_card_already_where_it_goes_is_told_by_the_entrys_own_name(client, cas
 
 # -- ZONE-11: a card put on the top or at the bottom of a Deck stays known there -----------------
 
-from duel import CARDS, DARK_MAGICIAN, POT, VORSE, position  # noqa: E402
-from ygoreplay.access import TABLE  # noqa: E402
-from ygoreplay.events import from_dict  # noqa: E402
-from ygoreplay.views import ViewReplay, redactor_of  # noqa: E402
-
 #: Player 0: Pot of Greed and Vorse Raider in hand (p0.s11, p0.s12), Dark Magician face-up (p0.s13).
 ON_BOARD = position({"hand": [POT, VORSE], "mzone": [{"code": DARK_MAGICIAN, "position": "attack"}]})
 VIEWERS = ("spectator", "p0", "p1", TABLE)
@@ -152,7 +156,6 @@ def test_a_card_put_face_down_on_top_of_the_deck_from_the_hand_is_not_learned(vi
 def test_the_tables_recorder_names_the_card_it_put_on_top_until_the_deck_is_shuffled(client) -> None:  # noqa: F811
     """At the table: Vorse Raider back on top (the sheet's tap), then sent from the top of the Deck
     to the GY by an effect (a mill): the table names it as it did. After a shuffle it cannot."""
-    from test_service_table_recording import VORSE_SUMMONED, offered, tapped
     mill = {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "source": [0, "deck", 0], "reason": "sent"}
     for shuffled in (True, False):
         duel, recorder = at_the_table(client, VORSE_SUMMONED)
@@ -171,9 +174,6 @@ def test_the_tables_recorder_names_the_card_it_put_on_top_until_the_deck_is_shuf
 
 
 # -- the log says where in the Deck --------------------------------------------------------------
-
-from ygoreplay import i18n  # noqa: E402
-from ygoreplay.log import judge_steps, narrate  # noqa: E402
 
 #: What each language says of Dark Magician put on the top, at the bottom of its Deck.
 PLACES = {"en": ("→ the top of Player 0's Deck (returned)", "→ the bottom of Player 0's Deck (returned)"),
