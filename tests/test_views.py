@@ -246,15 +246,26 @@ def walk_file(view_file: ReplayFile, events, cards, view: str):
     """(index, the view's state, the judge's state, the judge's ids of the cards the view may name
     right now) after each event, folding the view's file and the full record side by side. A
     card may be named while it is public to the view, and while it stays on the field after that
-    (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not."""
+    (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not,
+    but for a Deck it was put on the top or at the bottom of (ZONE-11: a ``card_moved`` naming its
+    place), until a card comes into that Deck otherwise (shuffled in) or it is shuffled."""
     judge = History(cards, audit=True)
     followed: set[str] = set()
     states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
     for index, state in enumerate(states):
-        judge.append(events[index])
+        event = events[index]
+        decks = [set(side.deck) for side in judge.state.sides]
+        judge.append(event)
+        placed = (event.card if event.kind == "card_moved" and event.to.zone == DECK and event.to.index is not None
+                  and event.reason != "shuffled" else None)
+        mixed = {p for p, side in enumerate(judge.state.sides) if set(side.deck) - decks[p] - {placed}}
+        if isinstance(event, DeckShuffled):
+            mixed.add(event.player)
         for cid, card in judge.state.cards.items():
             if public_to(view, card) and not (card.revealed and card.zone in (HAND, DECK)):
                 followed.add(cid)
+            elif card.zone == DECK and (cid == placed or cid in decks[card.owner]) and card.owner not in mixed:
+                continue                           # still followed (when it was) where it was put
             elif card.zone not in (MZONE, SZONE, FZONE, OVERLAY):
                 followed.discard(cid)
         followed &= set(judge.state.cards)
