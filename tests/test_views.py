@@ -256,8 +256,10 @@ def walk_file(view_file: ReplayFile, events, cards, view: str):
         event = events[index]
         decks = [set(side.deck) for side in judge.state.sides]
         judge.append(event)
-        placed = (event.card if event.kind == "card_moved" and event.to.zone == DECK and event.to.index is not None
-                  and event.reason != "shuffled" else None)
+        at = event.to.index if event.kind == "card_moved" and event.to.zone == DECK and event.reason != "shuffled" \
+            else None                                  # the top, or the bottom: past the others
+        placed = event.card if at is not None and (at == 0 or at >= len(decks[event.to.controller] - {event.card})) \
+            else None
         mixed = {p for p, side in enumerate(judge.state.sides) if set(side.deck) - decks[p] - {placed}}
         if isinstance(event, DeckShuffled):
             mixed.add(event.player)

@@ -913,12 +913,17 @@ class _Looked:
 def _shuffled_decks(event: Event, state: DuelState, decks: list[list[str]], made: set[str]) -> set[int]:
     """The Decks whose order nobody follows any more after ``event`` (ZONE-11): one shuffled, or
     that took in a card with no place named (shuffled in). A card put on the top or at the bottom
-    (a ``card_moved`` naming its place, not ``shuffled``) leaves the order followed: a card known
-    there stays known there."""
+    (a ``card_moved`` naming that place, not ``shuffled``) leaves the order followed: a card known
+    there stays known there. Put anywhere else, it is followed no more (the view's own Deck, in no
+    true order, keeps its top and bottom only)."""
     if isinstance(event, DeckShuffled):
         return {event.player}
-    placed = (event.card if isinstance(event, CardMoved) and event.to.zone == DECK
-              and event.to.index is not None and event.reason != "shuffled" else None)
+    placed = None
+    card = state.cards.get(event.card) if isinstance(event, CardMoved) else None
+    if card is not None and event.to.zone == DECK and event.to.index is not None and event.reason != "shuffled":
+        before = decks[card.owner]
+        if event.to.index == 0 or event.to.index >= len(before) - (event.card in before):
+            placed = event.card
     return {p for p in (0, 1) if any(c != placed for c in set(state.sides[p].deck) - made - set(decks[p]))}
 
 
