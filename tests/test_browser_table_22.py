@@ -15,8 +15,10 @@ expect = playwright_api.expect
 VORSE = 14898066
 
 
-def test_a_monster_returned_to_the_top_or_bottom_of_the_deck_is_one_tap_online_and_offline(service, browser):  # noqa: F811
-    duel = create(service.url, title="top or bottom", mode="witnessed")
+def vorse_summoned(service, browser, title: str) -> tuple[dict, Table, list[dict]]:  # noqa: F811
+    """A witnessed duel of A and B whose player 0 Normal Summoned Vorse Raider (p0.m0) in turn 1,
+    on a recorder's phone (360 px): the duel, the page, the events stored."""
+    duel = create(service.url, title=title, mode="witnessed")
     played = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["A", "B"], "witnessed": True},
               *({"kind": "deck_registered", "player": p, "main": [0] * 40, "extra": []} for p in (0, 1)),
               *({"kind": "cards_drawn", "player": p, "count": 5} for p in (0, 1)),
@@ -27,6 +29,11 @@ def test_a_monster_returned_to_the_top_or_bottom_of_the_deck_is_one_tap_online_a
     assert r.status_code == 200 and r.json()["length"] == len(played), r.text
     table = Table(browser, duel["record"]["recorder"], width=360)
     table.settled(len(played))
+    return duel, table, played
+
+
+def test_a_monster_returned_to_the_top_or_bottom_of_the_deck_is_one_tap_online_and_offline(service, browser):  # noqa: F811
+    duel, table, played = vorse_summoned(service, browser, "top or bottom")
     table.card("p0.m0")
     actions = table.page.locator("#sheet-actions .action")
     expect(actions.filter(has_text="Return to the top of the Deck")).to_have_count(1, timeout=30_000)

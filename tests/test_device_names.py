@@ -295,4 +295,6 @@ def test_a_refusal_of_an_entry_naming_the_opponents_face_down_card_does_not_say_
                                                    "target": name}])
     assert refused.status_code == 422 and refused.json()["rule"] == "BATTLE-02", refused.text
     assert hidden["name"] not in refused.text and str(hidden["code"]) not in refused.text
-    assert name in refused.json()["message"] and count(client, duel_id, tokens) == at
+    # where the attacker is, the device sees: told as it is (BATTLE-02, public), naming no target
+    assert refused.json()["message"] == f"{in_hand} is not a monster player 0 controls on the field"
+    assert count(client, duel_id, tokens) == at

@@ -246,15 +246,28 @@ def walk_file(view_file: ReplayFile, events, cards, view: str):
     """(index, the view's state, the judge's state, the judge's ids of the cards the view may name
     right now) after each event, folding the view's file and the full record side by side. A
     card may be named while it is public to the view, and while it stays on the field after that
-    (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not."""
+    (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not,
+    but for a Deck it was put on the top or at the bottom of (ZONE-11: a ``card_moved`` naming its
+    place), until a card comes into that Deck otherwise (shuffled in) or it is shuffled."""
     judge = History(cards, audit=True)
     followed: set[str] = set()
     states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
     for index, state in enumerate(states):
-        judge.append(events[index])
+        event = events[index]
+        decks = [set(side.deck) for side in judge.state.sides]
+        judge.append(event)
+        at = event.to.index if event.kind == "card_moved" and event.to.zone == DECK and event.reason != "shuffled" \
+            else None                                  # the top, or the bottom: past the others
+        placed = event.card if at is not None and (at == 0 or at >= len(decks[event.to.controller] - {event.card})) \
+            else None
+        mixed = {p for p, side in enumerate(judge.state.sides) if set(side.deck) - decks[p] - {placed}}
+        if isinstance(event, DeckShuffled):
+            mixed.add(event.player)
         for cid, card in judge.state.cards.items():
             if public_to(view, card) and not (card.revealed and card.zone in (HAND, DECK)):
                 followed.add(cid)
+            elif card.zone == DECK and (cid == placed or cid in decks[card.owner]) and card.owner not in mixed:
+                continue                           # still followed (when it was) where it was put
             elif card.zone not in (MZONE, SZONE, FZONE, OVERLAY):
                 followed.discard(cid)
         followed &= set(judge.state.cards)
@@ -583,7 +596,7 @@ BOUNCE = [
     {"kind": "monster_set", "player": 1, "card": "p1.s14", "zone": 2},
     {"kind": "card_revealed", "player": 1, "cards": ["p1.s12"], "cause": "p1.s12"},
     {"kind": "card_moved", "card": "p1.s1", "to": [1, "gy"], "reason": "sent", "cause": "p1.s12"},
-    {"kind": "card_moved", "card": "p1.s1", "to": [1, "deck", 0], "reason": "returned", "cause": "p1.s12"},
+    {"kind": "card_moved", "card": "p1.s1", "to": [1, "deck"], "reason": "shuffled", "cause": "p1.s12"},
     {"kind": "phase_entered", "phase": "end"},
 ]
 
@@ -617,7 +630,8 @@ def test_a_card_that_went_back_to_a_hidden_hand_cannot_be_picked_out_when_it_com
 
 
 def test_a_card_shuffled_into_a_deck_cannot_be_followed_out_of_it():
-    """A card seen in the GY goes back to the Deck: the Deck's hidden cards are all renamed."""
+    """A card seen in the GY is shuffled into the Deck: the Deck's hidden cards are all renamed (one
+    put on its top or bottom stays known there: ``test_table_22b``)."""
     events = _bounce()
     view_file = make_replay(events, stamps(len(events)), CARDS, "spectator", RECORD_ROOT, SECRET)
     seen = next(d[1] for d in view_file.disclosures if d[0] == 10)

@@ -49,6 +49,9 @@ def board(state: DuelState) -> dict:
         players.append({
             "name": state.players[p] if p < len(state.players) else "",
             "lp": side.lp, "deck": len(side.deck),
+            # ZONE-11: the Deck's top card where this state knows it (a view: one put there face-up,
+            # followed until the Deck is shuffled, ``views._learn``), else None: what a mill takes
+            "deck_top": card(state, side.deck[0]) if side.deck and cards[side.deck[0]].code else None,
             # why the rules say this player has lost (WIN-01 "lp", WIN-02 "deck_out"), even before
             # the record's duel_ended, or None: a viewer marks LP 0 in a duel the record left open
             "lost": state.must_lose.get(p),

@@ -383,12 +383,26 @@ def _moved(w: Line, e, n: "Narrator") -> str:
     if e.to.zone in (MZONE, SZONE, FZONE):
         to = f"{w.whose(e.to.controller)} {zone_tag(e.to.zone, e.to.index)}"
     else:
-        to = w.pile(e.to.controller, e.to.zone)
+        to = _deck_place(s, e, w.pile(e.to.controller, e.to.zone))
     by = e.cause or (None if e.reason in ("battle", "resolved", "cost", "material") else n.resolved)
     cause = t(", by {cause}", cause=w.card(by) if by in s.cards else printable(by)) if by else ""
     group = t(", at the same time as the next") if e.with_next else ""
     reason = t(_MOVE_REASONS[e.reason]) if e.reason in _MOVE_REASONS else e.reason
     return f"{subject} → {to}{face}" + aside(f"{reason}{cause}{group}")
+
+
+def _deck_place(s: DuelState, e, pile: str) -> str:
+    """ZONE-11: a card put on the top or at the bottom of a Deck, not shuffled in, is said to be:
+    the place is what everyone at the table follows (the next draw takes the top card)."""
+    index = e.to.index
+    if e.to.zone != DECK or index is None or e.reason == "shuffled":
+        return pile
+    deck = s.sides[e.to.controller].deck
+    if index == 0:
+        return t("the top of {pile}", pile=pile)
+    if index >= len(deck) - (e.card in deck):
+        return t("the bottom of {pile}", pile=pile)
+    return pile
 
 
 @describes("card_revealed")

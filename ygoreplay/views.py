@@ -17,8 +17,9 @@ What a view must not give away, and how it does not:
 * **Card names**: a card's id in the record says where it was registered (``p1.m7`` is the 8th
   card of player 1's list, and lists are written in groups of copies), so a view renames every
   card with a keyed permutation of its pile, and gives a card a fresh name whenever it goes
-  where the viewer cannot follow it (into a Deck, a hidden hand, the Extra Deck face-down): a
-  card that left the field cannot be recognised when it comes back face-down.
+  where the viewer cannot follow it (shuffled into a Deck, a hidden hand, the Extra Deck face-down): a
+  card that left the field cannot be recognised when it comes back face-down. A card the viewer
+  knew, put on the top or at the bottom of a Deck, it follows there until that Deck is shuffled.
 * **Deck orders** are replaced by a neutral one and committed to with a keyed hash (HMAC-SHA256
   under the duel's secret, which only the judge record and the store hold); ``verify --against``
   proves a judge record matches what a view committed to. Positions inside hidden piles are
@@ -670,11 +671,12 @@ class Redactor:
         mixed_decks = {p for p in (0, 1)          # a Deck as it was (the common case) took no card in
                        if state.sides[p].deck != decks[p] and not set(state.sides[p].deck) - made <= set(decks[p])
                        or (isinstance(event, DeckShuffled) and event.player == p)}
+        unfollowed = _shuffled_decks(event, state, decks, made) if mixed_decks else set()
         looked = _Looked(state)
         if self.looked is None or went_back is not None or self.full_scan:
-            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained)
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed)
         else:
-            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained,
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed,
                    *looked.changed_since(self.looked, shown))
         self.looked = looked
         if shuffled is not None:
@@ -908,20 +910,44 @@ class _Looked:
         return ([card_id for card_id in self.ids if card_id in changed] if changed else []), gone
 
 
+def _shuffled_decks(event: Event, state: DuelState, decks: list[list[str]], made: set[str]) -> set[int]:
+    """The Decks whose order nobody follows any more after ``event`` (ZONE-11): one shuffled, or
+    that took in a card with no place named (shuffled in). A card put on the top or at the bottom
+    (a ``card_moved`` naming that place, not ``shuffled``) leaves the order followed: a card known
+    there stays known there. Put anywhere else, it is followed no more (the view's own Deck, in no
+    true order, keeps its top and bottom only)."""
+    if isinstance(event, DeckShuffled):
+        return {event.player}
+    placed = None
+    card = state.cards.get(event.card) if isinstance(event, CardMoved) else None
+    if card is not None and event.to.zone == DECK and event.to.index is not None and event.reason != "shuffled":
+        before = decks[card.owner]
+        if event.to.index == 0 or event.to.index >= len(before) - (event.card in before):
+            placed = event.card
+    return {p for p in (0, 1) if any(c != placed for c in set(state.sides[p].deck) - made - set(decks[p]))}
+
+
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
-           mixed_decks: set[int], out: Redaction, seen: set[str], chained: set[str],
+           mixed_decks: set[int], out: Redaction, seen: set[str], chained: set[str], shuffled: set[int],
            only: list[str] | None = None, gone: set[str] | None = None) -> None:
     """What the view learns at this event (disclosures), and which hidden piles it must lose
     track of: a Deck that was shuffled or took a card in, and any hidden pile a card the view
     knew went into, or that holds a card shown by events a rollback just reverted (what the
     viewer saw stays seen). A card the view knows stays known on the field (everyone sees it
-    turned face-down) and while it is a link of the open chain (everyone saw it activated).
+    turned face-down), while it is a link of the open chain (everyone saw it activated), and in
+    a Deck it was put on the top or at the bottom of until that Deck is ``shuffled`` (ZONE-11:
+    its owner's draw takes it to a hand, where the view loses it as any card there). A card the
+    view did not know learns nothing by going there.
     ``chained``: the cards of the open chain. ``only``/``gone``: look only at these cards (in the
     state's order), and for known ones gone only if some card ceased to exist (``_Looked``); None:
     at every card."""
     disclosed = []
     piles: set[tuple[int, str]] = {(p, DECK) for p in mixed_decks}
     cards, of, known = state.cards, names.of, names.known
+    for p in shuffled:                         # a shuffle moves no card: no signature changed
+        for card_id in state.sides[p].deck:
+            if card_id in known:
+                names.forget(index, card_id)
     if only is None:
         looked: Iterable[tuple[str, Card]] = cards.items()
     else:
@@ -930,12 +956,14 @@ def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[st
         if card_id not in of:
             continue
         lasting = can_see(view, card)
-        if card_id not in known and card.code:      # a card the record itself does not know is not shown
+        followed = card_id in known                # known before: followed to where it is
+        if not followed and card.code:             # a card the record itself does not know is not shown
             if lasting or card_id in shown:
                 disclosed.append([index, of[card_id], card.code])
                 out.codes.add(card.code)
                 names.learn(index, card_id)
-        if card_id in known and not lasting and card.zone not in _ON_FIELD and card_id not in chained:
+        if card_id in known and not lasting and card.zone not in _ON_FIELD and card_id not in chained \
+                and (card.zone != DECK or not followed or card.owner in shuffled):
             names.forget(index, card_id)           # gone where the viewer cannot follow it
             piles.add(_pile(card))
     if gone is None or gone:

@@ -206,7 +206,7 @@ def _still_attacking(state: DuelState, attacker: Card) -> bool:
 
 def _current_attack(state: DuelState, ev: Event) -> Attack:
     if state.attack is None or state.attack.calculated:
-        impossible(state, ev, "BATTLE-06", N_("no attack is waiting for damage calculation"))
+        impossible(state, ev, "BATTLE-06", N_("no attack is waiting for damage calculation"), public=True)
     return state.attack
 
 

@@ -432,7 +432,7 @@ def move_card(state: DuelState, card: Card, zone: str) -> None:
 def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> ChainLink:
     chain = state.chain
     if not chain:
-        impossible(state, ev, "LOG-07", say("no chain is open to resolve link {link}", link=ev.link))
+        impossible(state, ev, "LOG-07", say("no chain is open to resolve link {link}", link=ev.link), public=True)
     if ev.link != len(chain):
         if not 1 <= ev.link <= len(chain):
             impossible(state, ev, "LOG-07", say("the chain has no link {link}", link=ev.link))
@@ -484,7 +484,7 @@ def chain_link_resolved(state: DuelState, ev: ChainLinkResolved) -> None:
 def chain_link_negated(state: DuelState, ev: ChainLinkNegated) -> None:
     if ev.by is not None and ev.by <= ev.link:
         impossible(state, ev, "LOG-07", say("link {link} can be negated only by a later link, not {by}",
-                                            link=ev.link, by=ev.by))
+                                            link=ev.link, by=ev.by), public=True)
     if ev.by in state.negated_links:
         fail(state, ev, "TERM-14", say("Chain Link {by}'s own activation was negated: it applies nothing, so it "
                                        "negates no link (Chain Link {link} resolves unless another link negated it)",

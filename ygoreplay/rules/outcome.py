@@ -62,8 +62,8 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
             impossible(state, ev, "LOG-02", say("{name} ({id}) is at {here}, not {to_wire}",
                                                 name=card.name, id=card.id, here=list(here), to_wire=source.to_wire()))
     if to_zone == card.zone and to_zone != DECK and to_controller == _holder(state, card):
-        impossible(state, ev, "LOG-02", say("{name} ({id}) is already in the {zone}",
-                                            name=card.name, id=card.id, zone=to_zone))
+        # where a card is, the table sees: told as it is, by the entry's own name for it (its id)
+        impossible(state, ev, "LOG-02", say("{id} is already in the {zone}", id=card.id, zone=to_zone), public=True)
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
@@ -228,7 +228,7 @@ def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> 
     elif zone == FZONE:
         if state.sides[to.controller].fzone is not None:
             impossible(state, ev, "ZONE-10", say("player {controller}'s Field Zone is occupied",
-                                                 controller=to.controller))
+                                                 controller=to.controller), public=True)     # a zone: seen
         if card.facts.spell_subtype != "field":
             fail(state, ev, "ZONE-10", say("only a Field Spell goes in the Field Zone, not {name}", name=card.name))
     elif zone in (HAND, DECK, GY) and ev.position is not None:

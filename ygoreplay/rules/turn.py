@@ -98,7 +98,7 @@ def turn_started(state: DuelState, ev: TurnStarted) -> None:
         impossible(state, ev, "LOG-05", N_("turn_started needs the player, 0 or 1"))
     if ev.turn != state.turn + 1:
         impossible(state, ev, "LOG-06", say("turn {turn} follows turn {turn2}; expected turn {value}",
-                                            turn=ev.turn, turn2=state.turn, value=state.turn + 1))
+                                            turn=ev.turn, turn2=state.turn, value=state.turn + 1), public=True)
     if state.turn == 0:
         for p in (0, 1):
             if not state.opening_drawn[p]:

@@ -314,7 +314,8 @@ export class Viewer {
       side[key + "List"] = list;
     }
     side.deckCount = el("span", "count");
-    side.deck.append(tagOf(t("Deck")), side.deckCount);
+    side.deckTop = el("span", "top-card");       // its top card, when it is known there (ZONE-11)
+    side.deck.append(tagOf(t("Deck")), side.deckCount, side.deckTop);
     return side;
   }
 
@@ -384,6 +385,9 @@ export class Viewer {
       side.lost.textContent = now.lost ? t("lost ({why})", { why: worded(LOST, now.lost) }) : "";
     }
     if (!was || now.deck !== was.deck) side.deckCount.textContent = String(now.deck);
+    if (!was || JSON.stringify(now.deck_top) !== JSON.stringify(was.deck_top)) {
+      refill(side.deckTop, now.deck_top ? [this.cardButton(now.deck_top, "deck")] : []);
+    }
     if (!was || now.mzone !== was.mzone) now.mzone.slice(0, 5).forEach((c, z) => this.fill(side.mzone[z], c, "mzone"));
     if (!was || now.szone !== was.szone) now.szone.forEach((c, z) => side.szone[z] && this.fill(side.szone[z], c, "szone"));
     if (!was || now.fzone !== was.fzone) this.fill(side.fzone, now.fzone, "fzone");
