@@ -178,4 +178,4 @@ def test_an_append_behind_the_head_says_what_to_do_in_the_readers_language(clien
     assert f"send yours again expecting {length}" in r.json()["message"], r.text
     r = client.post(f"/duels/{duel['id']}/events", params={"expected": length - 2, "lang": "ja"}, json=[late],
                     headers=auth(recorder))
-    assert f"期待するイベント数を {length} として再送" in r.json()["message_translated"], r.text
+    assert f"期待するイベント数を {length} として送り直す" in r.json()["message_translated"], r.text
