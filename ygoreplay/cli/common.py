@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..cards import CardDB
     from ..decks import Banlist
     from ..receipts import Receipt, Witness
+    from ..signing import OrganiserKey
     from ..source import Source
     from ..store import Store
 

@@ -21,6 +21,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from ..source import Source
+    from ..study import Study
 
 
 def _position(events: list, at: int | None, turn: int | None, spec: str) -> int:
