@@ -238,7 +238,7 @@ def line_in_view(page, i: int) -> None:
         const line = document.getElementById('l' + i), pane = document.getElementById('log');
         if (!line || !line.classList.contains('current')) return false;
         const a = line.getBoundingClientRect(), b = pane.getBoundingClientRect();
-        return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1; }""", i, 5_000)
+        return a.height > 0 && a.top >= b.top - 1 && a.bottom <= b.bottom + 1; }""", i)
     expect(page.locator(f"#l{i} a")).to_have_css("background-color", "rgba(108, 182, 255, 0.2)")
 
 

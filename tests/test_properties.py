@@ -14,6 +14,7 @@ run more examples than the default 200 per property.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import os
 import sys
@@ -131,7 +132,12 @@ _BY_KIND = {
 
 
 def _card_ids(state: DuelState) -> st.SearchStrategy[str]:
-    live = sorted(state.cards)
+    return _card_ids_of(tuple(sorted(state.cards)))
+
+
+@functools.lru_cache(maxsize=None)
+def _card_ids_of(live: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """Built once for each set of cards (as ``_FIELDS``)."""
     return st.one_of(st.sampled_from(live), st.sampled_from(SETUP_IDS + BOGUS_IDS))
 
 
@@ -166,7 +172,23 @@ def _cost(state: DuelState) -> st.SearchStrategy[dict]:
                                "reason": st.sampled_from(("cost", "tributed", "discarded", "detached", "banished"))}))
 
 
+#: ``_field``'s strategies that do not read the state, built once: a strategy built anew is
+#: validated anew by hypothesis, most of the draws' cost (the same strategy draws the same values).
+_FIELDS: dict[tuple[str, str], st.SearchStrategy[Any]] = {}
+_READ_STATE = ("tuple[Cost, ...]", "tuple[str, ...]")
+
+
 def _field(state: DuelState, kind: str, f: dataclasses.Field) -> st.SearchStrategy[Any]:
+    base = f.type.removesuffix(" | None")
+    if f.name == "cite" or base in _READ_STATE or (base == "str" and f.name in ("card", "attacker", "target", "cause")):
+        return _field_strategy(state, kind, f)
+    key = (kind, f.name)
+    if key not in _FIELDS:
+        _FIELDS[key] = _field_strategy(state, kind, f)
+    return _FIELDS[key]
+
+
+def _field_strategy(state: DuelState, kind: str, f: dataclasses.Field) -> st.SearchStrategy[Any]:
     name, ann = f.name, f.type
     optional = ann.endswith("| None")
     base = ann.removesuffix(" | None")

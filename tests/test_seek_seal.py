@@ -16,7 +16,7 @@ import pytest
 
 from duel import CARDS, snapshot
 from test_snapshot_mac import checks  # noqa: F401 (the fixture)
-from test_store import DECK_OUT, execute, open_store, sample, store, store_url  # noqa: F401
+from test_store import DECK_OUT, execute, execute_all, open_store, sample, store, store_url  # noqa: F401
 from test_store_cli import clean, run
 from ygoreplay import chain
 from ygoreplay.errors import VerificationError
@@ -49,12 +49,14 @@ def rechain(url: str, duel: str, events: list[tuple[dict, str]]) -> None:
     """The duel's events replaced by ``events`` (wire dict, time), chained again from its root."""
     (header,), = execute(url, "SELECT state FROM {t} WHERE originator_id = ? AND originator_version = 0", (duel,))
     prev = msgpack.unpackb(bytes(header))["header"]["root"]
-    execute(url, "DELETE FROM {t} WHERE originator_id = ? AND originator_version > 0", (duel,))
+    statements = [("DELETE FROM {t} WHERE originator_id = ? AND originator_version > 0", (duel,))]
     for position, (event, when) in enumerate(events):
         digest = chain.link(prev, position, event, when)
-        execute(url, "INSERT INTO {t} (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
-                (duel, position + 1, event["kind"], msgpack.packb({"e": event, "t": when, "p": prev, "h": digest})))
+        statements.append(("INSERT INTO {t} (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+                           (duel, position + 1, event["kind"],
+                            msgpack.packb({"e": event, "t": when, "p": prev, "h": digest}))))
         prev = digest
+    execute_all(url, statements)                  # one transaction: the duel is never seen half rechained
 
 
 def tamper(url: str, duel: str, how: str) -> None:

@@ -97,17 +97,28 @@ def store(open_store) -> Store:
 def execute(url: str, statement: str, params: tuple = (), snapshots: bool = False) -> list[tuple]:
     """Run SQL on the store's events (or snapshots) table behind the store's back ({t} names the
     table, ? params)."""
+    return execute_all(url, [(statement, params)], snapshots)
+
+
+def execute_all(url: str, statements: list[tuple[str, tuple]], snapshots: bool = False) -> list[tuple]:
+    """Run these statements as ``execute`` does, in one transaction on one connection (a connection
+    and a commit a row cost PostgreSQL a second a hundred rows on a busy machine); the last one's rows."""
+    rows: list[tuple] = []
     if url.startswith("postgresql"):
         from psycopg import sql
         schema = parse_qs(urlparse(url).query)["schema"][0]
         table = sql.Identifier(schema, "ygoreplay_snapshots" if snapshots else POSTGRES_TABLE).as_string(None)
-        with _pg_connect() as conn:
-            cur = conn.execute(statement.format(t=table).replace("?", "%s"), params)
-            return cur.fetchall() if cur.description else []
+        with _pg_connect() as conn, conn.transaction():
+            for statement, params in statements:
+                cur = conn.execute(statement.format(t=table).replace("?", "%s"), params)
+                rows = cur.fetchall() if cur.description else []
+        return rows
     conn = sqlite3.connect(url)
     try:
         with conn:
-            rows = conn.execute(statement.format(t="stored_snapshots" if snapshots else SQLITE_TABLE), params).fetchall()
+            for statement, params in statements:
+                rows = conn.execute(statement.format(t="stored_snapshots" if snapshots else SQLITE_TABLE),
+                                    params).fetchall()
         return rows
     finally:
         conn.close()
