@@ -1,6 +1,6 @@
 """Leftovers of the twenty-second pass closed (``leftovers22``): a library index another version
 built is said as such and never dropped by an older one, a branch's search row shows the turn at
-its cut, and a SQLite store a service holds is written by no other process."""
+its cut."""
 from __future__ import annotations
 
 import sqlite3
@@ -16,7 +16,6 @@ from ygoreplay.application import Records
 from ygoreplay.errors import StoreError
 from ygoreplay.library import VERSION
 from ygoreplay.library_search import parse, search
-from ygoreplay.service import create_app
 from ygoreplay.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,49 +80,3 @@ def test_a_branch_cut_where_it_left_shows_the_turn_at_its_cut(tmp_path):
         row = next(row for row in search(store, parse({}, CARDS))["results"] if row["id"] == branch)
     assert row["events"] == at + 1
     assert row["turns"] == turn >= 3, row
-
-
-# -- 3. a SQLite store a service holds --------------------------------------------------------------
-
-_OPEN = """import sys
-from ygoreplay.store import Store
-try:
-    store = Store(sys.argv[1])
-except Exception as exc:
-    print(type(exc).__name__, exc)
-    sys.exit(1)
-print("opened", flush=True)
-sys.stdin.read()
-store.close()
-"""
-
-
-def test_no_other_process_writes_a_sqlite_store_a_service_holds(tmp_path):
-    """The service keeps what it serves of a SQLite store in memory and hears of no other
-    process's appends: the command line's append to it showed there only after the service's
-    own next one, its ``/verify`` meanwhile "ok" with the count before. Another process's
-    write is refused while a service holds the store, naming the lock; a service is refused
-    while another process has the store open for writing; readers read on."""
-    path = tmp_path / "duels.sqlite"
-    served = Store(str(path), CARDS)
-    create_app(served, "0" * 64)
-    recorded_ = subprocess.run([sys.executable, "-m", "ygoreplay", "record", str(ROOT / "replays" / f"{DAMAGE}.jsonl"),
-                                "--store", str(path)], capture_output=True, text=True, cwd=ROOT)
-    assert recorded_.returncode != 0
-    assert "is served by another process (process " in recorded_.stderr
-    assert f"{tmp_path / '.duels.sqlite.writers'}" in recorded_.stderr
-    listed = subprocess.run([sys.executable, "-m", "ygoreplay", "list", "--store", str(path)],
-                            capture_output=True, text=True, cwd=ROOT)
-    assert listed.returncode == 0, listed.stderr
-    served.close()
-    writer = subprocess.Popen([sys.executable, "-c", _OPEN, str(path)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert writer.stdout.readline().strip() == "opened"
-        with Store(str(path), CARDS) as store:
-            with pytest.raises(StoreError, match=r"is open for writing in another process \(lock "):
-                create_app(store, "0" * 64)
-    finally:
-        writer.communicate("")
-    with Store(str(path), CARDS) as store:
-        create_app(store, "0" * 64)

@@ -1126,39 +1126,31 @@ class Store:
         # a store read-only on SQLite: ``_read``'s own connections, idle (its recorders are opened
         # only for the reads that use them: a seek never does); None on any other store
         self._plain: list[sqlite3.Connection] | None = [] if readonly and self.backend == "sqlite" else None
-        # a SQLite file opened for writing: refused while another process serves it (``_Writers``)
-        self._writer = _Writers.opened(self.name) if self.backend == "sqlite" and not readonly else None
-        self._served = False
-        try:
-            if self._plain is None:
-                self._recorders()
-            if env.get("CREATE_TABLE") == "y":
-                from eventsourcing.persistence import StoredEvent
-                self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
-                                          msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
-            self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
-            self._live: OrderedDict[str, _Live] = OrderedDict()
-            # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, decision)
-            self._listed: dict[str, tuple[bytes, int, bytes, Vouched | None]] = {}
-            # the same decisions by the ``committed`` mark of the rows they were made on (``decided``)
-            self._listed_at: dict[tuple[Any, ...], dict[str, Vouched | None]] = {}
-            self._key_looked_for = False                    # ``index_key``: the organiser key is looked for once
-            self._guard = threading.Lock()                 # the cache and the per-duel locks
-            self._locks: dict[str, threading.Lock] = {}
-            self._committer = _Committer(self) if concurrent and not readonly else None
-            # the heads of the duels whose first appends wait at one moment, read in one statement
-            self._head_reads = _HeadReads(self) if concurrent and self.backend == "postgresql" else None
-            # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
-            self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
-            # its index rows go in each write's transaction; installed last: building a missing index
-            # reads each stream as ``opened`` does (read-only, it installs nothing)
-            if not readonly:
-                from . import library
-                library.install(self, self.library, KINDS, downgrade=reindex)    # (``search --reindex``)
-        except BaseException:              # not opened: nor counted as a writer of the file
-            if self._writer is not None:
-                _Writers.closed(self._writer, False)
-            raise
+        if self._plain is None:
+            self._recorders()
+        if env.get("CREATE_TABLE") == "y":
+            from eventsourcing.persistence import StoredEvent
+            self._insert([StoredEvent(STORE_ID, 0, STORE_TOPIC,
+                                      msgpack.packb({"format": FORMAT, "created": chain.now()}))], marker=True)
+        self._postgres = _PostgresWriter(self) if self.backend == "postgresql" and not readonly else None
+        self._live: OrderedDict[str, _Live] = OrderedDict()
+        # ``_listed_header``'s decisions, by stream: (header row, anchor version, anchor row, decision)
+        self._listed: dict[str, tuple[bytes, int, bytes, Vouched | None]] = {}
+        # the same decisions by the ``committed`` mark of the rows they were made on (``decided``)
+        self._listed_at: dict[tuple[Any, ...], dict[str, Vouched | None]] = {}
+        self._key_looked_for = False                    # ``index_key``: the organiser key is looked for once
+        self._guard = threading.Lock()                 # the cache and the per-duel locks
+        self._locks: dict[str, threading.Lock] = {}
+        self._committer = _Committer(self) if concurrent and not readonly else None
+        # the heads of the duels whose first appends wait at one moment, read in one statement
+        self._head_reads = _HeadReads(self) if concurrent and self.backend == "postgresql" else None
+        # each group-committed append's receipt, signed with its group: (duel, events, head) -> (time, proof)
+        self._proofs: dict[tuple[str, int, bytes], tuple[str, bytes, bytes, int]] = {}
+        # its index rows go in each write's transaction; installed last: building a missing index
+        # reads each stream as ``opened`` does (read-only, it installs nothing)
+        if not readonly:
+            from . import library
+            library.install(self, self.library, KINDS, downgrade=reindex)    # (``search --reindex``)
 
     def __repr__(self) -> str:
         return f"<Store {self.backend} {self.name}{' read-only' if self.readonly else ''}>"
@@ -1298,16 +1290,6 @@ class Store:
         with self._opening:                 # none is opened from now on (``_recorders``)
             if self._opened is not None:
                 self._opened[0].close()
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            _Writers.closed(writer, self._served)
-
-    def serving(self) -> None:
-        """Hold the store for this process's service: on SQLite, no other process writes it
-        until it closes (``_Writers``). StoreError while another process has it open for writing."""
-        if self._writer is not None and not self._served:
-            _Writers.serve(self._writer, self.name)
-            self._served = True
 
     def _gated(self, get_connection: Any, tries: int) -> Any:
         """The datastore's ``get_connection`` (every read and write of the recorders takes its
@@ -3796,98 +3778,6 @@ class _Pending:
         self.error: BaseException | None = None
         self.lead = False
         self.next: _Pending | None = None      # the writer to wake after this one (``_Committer._lead``)
-
-
-class _Writers:
-    """Who writes a SQLite store file while a service serves it: that service alone.
-
-    A service keeps what it read of each duel in memory and hears of another process's appends
-    only on PostgreSQL (LISTEN/NOTIFY): an append the command line made to the SQLite store it
-    served showed there only after the service's own next append, and its ``/verify`` said ok
-    with the count before (a judge told "ok, N events" of a duel holding more). So a process
-    that opens the file for writing holds a shared ``flock`` on ``.NAME.writers`` beside it while
-    it is open, and a service an exclusive one: a writer is refused while a service holds the
-    file, and a service while another process writes it; readers take none (they read the file).
-    One lock a process, whatever its stores of the file: its own service and command line share
-    what it holds in memory. Where no lock can be kept (no ``fcntl``, a folder it cannot write
-    to), none is taken."""
-
-    _held: dict[str, list[Any]] = {}         # the file's real path -> [lock's descriptor, stores open, served]
-    _guard = threading.Lock()
-
-    @classmethod
-    def opened(cls, path: str) -> str | None:
-        """Count a store of ``path`` opened for writing; its key (None: no lock). StoreError
-        while another process serves it."""
-        try:
-            from fcntl import LOCK_NB, LOCK_SH, flock
-        except ImportError:
-            return None
-        key = os.path.realpath(path)
-        with cls._guard:
-            held = cls._held.get(key)
-            if held is not None:
-                held[1] += 1
-                return key
-            lock = cls.lock_path(key)
-            try:       # never through a link planted in its place (``files.rewrite``'s lock, likewise)
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-            except OSError:
-                return None
-            try:
-                flock(fd, LOCK_SH | LOCK_NB)
-            except BlockingIOError:
-                server = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-                os.close(fd)
-                raise StoreError(say("the store {path} is served by another process (process {pid}; lock {lock}): "
-                                     "write to it through that service, or stop the service first (a SQLite store "
-                                     "is written by the one process serving it)",
-                                     path=path, pid=server, lock=lock)) from None
-            except OSError:
-                os.close(fd)
-                return None
-            cls._held[key] = [fd, 1, False]
-            return key
-
-    @classmethod
-    def serve(cls, key: str, path: str) -> None:
-        """Hold the file for this process's service: StoreError while another process has it
-        open for writing."""
-        from fcntl import LOCK_EX, LOCK_NB, LOCK_SH, flock
-        with cls._guard:
-            held = cls._held[key]
-            if held[2]:
-                return
-            try:
-                flock(held[0], LOCK_EX | LOCK_NB)
-            except BlockingIOError:
-                flock(held[0], LOCK_SH)             # (a conversion may drop the shared lock first)
-                raise StoreError(say("the store {path} is open for writing in another process (lock {lock}): "
-                                     "a SQLite store is served only while no other process writes it; "
-                                     "let that process finish, then serve it",
-                                     path=path, lock=cls.lock_path(key))) from None
-            os.ftruncate(held[0], 0)
-            os.pwrite(held[0], str(os.getpid()).encode(), 0)
-            held[2] = True
-
-    @classmethod
-    def closed(cls, key: str, served: bool) -> None:
-        """Count a store of the file closed (``served``: the one its service held)."""
-        from fcntl import LOCK_SH, flock
-        with cls._guard:
-            held = cls._held[key]
-            held[1] -= 1
-            if not held[1]:
-                os.close(held[0])                   # its only descriptor: unlocked
-                del cls._held[key]
-            elif served:
-                flock(held[0], LOCK_SH)
-                held[2] = False
-
-    @staticmethod
-    def lock_path(key: str) -> str:
-        folder, name = os.path.split(key)
-        return os.path.join(folder, f".{name}.writers")
 
 
 class _Committer:

@@ -164,9 +164,6 @@ class Service:
     """The service's state: the store, its records, the duels followed, the organiser's token."""
 
     def __init__(self, store: Store, admin_digest: str, witness: Witness | None = None) -> None:
-        # what it serves of a SQLite store it keeps in memory, told of no other process's appends:
-        # none writes it meanwhile (``Store.serving``)
-        store.serving()
         self.store = store
         self.records = Records(store, witness)
         self.hub = Hub(store, witness)
