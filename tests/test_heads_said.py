@@ -45,3 +45,26 @@ def test_the_heads_a_notify_says_are_not_read_back_and_one_that_says_none_is_rea
             assert len(reads) == first + 2
             writer.append(duel, EVENTS[3:4], expected_position=3)   # and said again after
             assert next(heads) == (duel, 4) and len(reads) == first + 2
+
+
+def test_a_store_in_another_schema_is_heard_but_its_heads_are_never_taken(tmp_path):
+    """PostgreSQL's NOTIFY channels are the database's, not a schema's: a store in another schema
+    (the same table names) is heard on the same channel. Its heads, counted by its own
+    notification ids, were taken for this store's: the listener skipped its own appends and a
+    follower never woke (three services on three schemas at once: 2 of 3)."""
+    with fresh_url("postgresql", tmp_path / "a.sqlite", "mine") as mine, \
+            fresh_url("postgresql", tmp_path / "b.sqlite", "theirs") as theirs, \
+            Store(mine, concurrent=True) as writer, Store(mine, concurrent=True) as reader, \
+            Store(theirs, concurrent=True) as other:
+        assert reader.events.channel_name == other.events.channel_name     # one channel for both
+        after = reader.last_notification()
+        duel = writer.create_duel("mine")
+        heads = reader.subscribe(after)
+        with heads:
+            assert next(heads) == (duel, 0)
+            for n in range(6):                 # their notification ids run ahead of ours
+                other.append(other.create_duel(f"theirs {n}"), EVENTS[:3], expected_position=0)
+            writer.append(duel, EVENTS[:2], expected_position=0)
+            assert next(heads) == (duel, 2)
+            writer.append(duel, EVENTS[2:3], expected_position=2)
+            assert next(heads) == (duel, 3)

@@ -104,6 +104,10 @@ HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "yg
 #: The most bytes of heads a write's NOTIFY says (PostgreSQL takes < 8,000): a write of more heads
 #: notifies saying none, and each listener reads them (``_Heads``).
 HEADS_SAID = 7800
+#: A heads NOTIFY's first line, with the schema its store is in: PostgreSQL's channels are the
+#: database's, not a schema's, so a store in another schema (the same table names) is heard too,
+#: and its heads, counted by its own notification ids, are not this store's.
+HEADS_MARK = "ygoreplay-heads "
 MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
@@ -4114,10 +4118,10 @@ class _PostgresWriter:
             return sql.SQL("WITH written AS ({} RETURNING notification_id, originator_id, originator_version, "
                            "topic), said AS (SELECT string_agg(notification_id || ' ' || originator_version || ' ' "
                            "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic = "
-                           "{}) SELECT pg_notify({}, CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' END) "
-                           "FROM said").format(insert(recorder.events_table_name, marks=marks),
-                                               sql.Literal(HEAD_TOPIC), sql.Literal(recorder.channel_name),
-                                               sql.Literal(HEADS_SAID))
+                           "{}) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
+                           "END) FROM said").format(insert(recorder.events_table_name, marks=marks),
+                                                    sql.Literal(HEAD_TOPIC), sql.Literal(recorder.channel_name),
+                                                    sql.Literal(f"{HEADS_MARK}{schema}\n"), sql.Literal(HEADS_SAID))
         self._events = notifying()
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
         # the same with ``$n``: their arrays sent as built (``pg_pipeline``), not dumped by psycopg
@@ -4366,6 +4370,7 @@ class _Heads:
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
                                "notification_id > %s AND topic = %s ORDER BY notification_id LIMIT %s").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
+        self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
         self._last = after
         self._conn: Any = None
         self._cursor: Any = None
@@ -4422,6 +4427,12 @@ class _Heads:
         after the last one seen, those said since among them (skipped when said: ``_last``)."""
         if self._woken:
             return
+        if payload.startswith(HEADS_MARK):
+            mark, _, payload = payload.partition("\n")
+            if mark != self._mark:       # another schema's store: none of its heads is this one's
+                return
+        else:                            # eventsourcing's own, an older writer's: read what is new
+            payload = ""
         heads, last = [], self._last
         try:
             for line in payload.split("\n") if payload else ():
