@@ -101,6 +101,13 @@ SNAPSHOT_EVERY = 16
 #: The most a deflated snapshot is inflated to: a duel's state is some 10 KB, a long one's 100s of KB.
 MAX_SNAPSHOT = 64 << 20
 HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
+#: The most bytes of heads a write's NOTIFY says (PostgreSQL takes < 8,000): a write of more heads
+#: notifies saying none, and each listener reads them (``_Heads``).
+HEADS_SAID = 7800
+#: A heads NOTIFY's first line, with the schema its store is in: PostgreSQL's channels are the
+#: database's, not a schema's, so a store in another schema (the same table names) is heard too,
+#: and its heads, counted by its own notification ids, are not this store's.
+HEADS_MARK = "ygoreplay-heads "
 MATCH_TOPIC = "ygoreplay:match"
 SNAPSHOT_TOPIC, STORE_TOPIC = "ygoreplay:snapshot", "ygoreplay:store"
 STORE_ID = "ygoreplay/store"
@@ -4104,12 +4111,22 @@ class _PostgresWriter:
         # ``SET LOCAL lock_timeout`` (``LOCK_WAIT``) first, then the lock: the index rows, sent
         # between them, wait for their row locks no longer than the table's
         self._lock_wait, *self._lock = recorder.lock_table_statements
-        self._notify = sql.SQL("NOTIFY {}").format(sql.Identifier(recorder.channel_name))
-        self._events = insert(recorder.events_table_name)
+
+        def notifying(marks: tuple[str, ...] = ("%b",) * 4) -> Any:
+            # the rows, and the NOTIFY that tells the listeners (``_Heads``) of them: the heads it
+            # wrote said in it (``HEADS_SAID``), so that no listener reads them back
+            return sql.SQL("WITH written AS ({} RETURNING notification_id, originator_id, originator_version, "
+                           "topic), said AS (SELECT string_agg(notification_id || ' ' || originator_version || ' ' "
+                           "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic = "
+                           "{}) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
+                           "END) FROM said").format(insert(recorder.events_table_name, marks=marks),
+                                                    sql.Literal(HEAD_TOPIC), sql.Literal(recorder.channel_name),
+                                                    sql.Literal(f"{HEADS_MARK}{schema}\n"), sql.Literal(HEADS_SAID))
+        self._events = notifying()
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
         # the same with ``$n``: their arrays sent as built (``pg_pipeline``), not dumped by psycopg
         numbered = ("$1", "$2", "$3", "$4")
-        self._events_bin = insert(recorder.events_table_name, marks=numbered)
+        self._events_bin = notifying(numbered)
         self._snapshots_bin = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING", numbered)
 
         def follows(marks: tuple[str, ...]) -> Any:
@@ -4166,8 +4183,7 @@ class _PostgresWriter:
                     conn = self._connection()
                 except psycopg.Error as exc:          # nothing was sent
                     raise store._outage_error(exc, written=True) or exc
-                lock_wait, lock, notify, events, snapshots, events_bin, snapshots_bin, follows, follows_bin = \
-                    self._encoded
+                lock_wait, lock, events, snapshots, events_bin, snapshots_bin, follows, follows_bin = self._encoded
                 batch = pg_pipeline.Statements()
                 batch.execute(b"BEGIN")
                 batch.execute(lock_wait, prepare=True)
@@ -4180,7 +4196,6 @@ class _PostgresWriter:
                         pg_pipeline.TEXT[1], pg_pipeline.INT8[1], pg_pipeline.BYTEA[1]), [
                         pg_pipeline.text_array(links[0]), pg_pipeline.int8_array(links[1]),
                         pg_pipeline.bytea_array(links[2])]))
-                batch.execute(notify, prepare=True)
                 columns = self._columns(rows)
                 batch.execute(events, columns, prepare=True, binary=self._arrays(events_bin, columns))
                 if snapshot_rows:
@@ -4294,7 +4309,7 @@ class _PostgresWriter:
             self._prepared = pg_pipeline.Prepared()
             # composed once a connection, not at every statement of every write (~10% of its CPU)
             self._encoded = (self._lock_wait.as_bytes(conn), [statement.as_bytes(conn) for statement in self._lock],
-                             self._notify.as_bytes(conn), self._events.as_bytes(conn),
+                             self._events.as_bytes(conn),
                              self._snapshots.as_bytes(conn), self._events_bin.as_bytes(conn),
                              self._snapshots_bin.as_bytes(conn), self._follows.as_bytes(conn),
                              self._follows_bin.as_bytes(conn))
@@ -4355,6 +4370,7 @@ class _Heads:
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
                                "notification_id > %s AND topic = %s ORDER BY notification_id LIMIT %s").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
+        self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
         self._last = after
         self._conn: Any = None
         self._cursor: Any = None
@@ -4387,8 +4403,8 @@ class _Heads:
             try:
                 conn = self._connection()
                 if not self._woken:
-                    for _ in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
-                        self._woken = True
+                    for notify in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
+                        self._said(notify.payload)
                 if self._woken and not self._stopped:
                     self._read()
                 failures = 0
@@ -4401,6 +4417,38 @@ class _Heads:
         head = self._heads[self._next]
         self._next += 1
         return head
+
+    def _said(self, payload: str) -> None:
+        """The heads a NOTIFY says (``_PostgresWriter``: ``notification_id version originator_id``
+        a line), taken as they are: a select of them by each worker's listener after every write
+        of the other's and its own was a round trip, and the server's work, an append (issue
+        25). One that says none (too many heads, a writer of another version, eventsourcing's
+        own), or any after it until they are read, is read (``_read``): every head written
+        after the last one seen, those said since among them (skipped when said: ``_last``)."""
+        if self._woken:
+            return
+        if payload.startswith(HEADS_MARK):
+            mark, _, payload = payload.partition("\n")
+            if mark != self._mark:       # another schema's store: none of its heads is this one's
+                return
+        else:                            # eventsourcing's own, an older writer's: read what is new
+            payload = ""
+        heads, last = [], self._last
+        try:
+            for line in payload.split("\n") if payload else ():
+                notification, version, originator = line.split(" ", 2)
+                if int(notification) > last:
+                    last = int(notification)
+                    heads.append((originator.removesuffix("/head"), int(version)))
+        except ValueError:
+            payload = ""
+        if not payload:
+            self._woken = True
+            return
+        if self._next == len(self._heads):
+            self._heads, self._next = [], 0
+        self._heads += heads
+        self._last = last
 
     def _read(self) -> None:
         """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on)."""
