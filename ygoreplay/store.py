@@ -4371,7 +4371,13 @@ class _Heads:
                                "notification_id > %s AND topic = %s ORDER BY notification_id LIMIT %s").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
-        self._last = after
+        # the last said head is there (``_read``): a NOTIFY is anyone's word, not the table's
+        self._confirm = sql.SQL("SELECT 1 FROM {} WHERE notification_id = %s AND originator_id = %s AND "
+                                "originator_version = %s AND topic = %s").format(
+            sql.Identifier(datastore.schema, recorder.events_table_name))
+        self._last = after               # the last head taken: read, or said by a NOTIFY
+        self._read_last = after          # the last head a read of the table took
+        self._said_last: tuple | None = None     # the last head said since that read (``_read`` confirms it)
         self._conn: Any = None
         self._cursor: Any = None
         self._query = b""
@@ -4433,13 +4439,23 @@ class _Heads:
                 return
         else:                            # eventsourcing's own, an older writer's: read what is new
             payload = ""
-        heads, last = [], self._last
+        heads, last, said = [], self._last, self._said_last
         try:
             for line in payload.split("\n") if payload else ():
                 notification, version, originator = line.split(" ", 2)
-                if int(notification) > last:
-                    last = int(notification)
-                    heads.append((originator.removesuffix("/head"), int(version)))
+                number = int(notification)
+                if number <= self._read_last:            # read already: its NOTIFY came after the read
+                    continue
+                if number <= last:
+                    # a head the store numbered at most one a NOTIFY said before it: their
+                    # NOTIFYs come in the order they were committed, numbered so (the writers lock
+                    # the table), so that one was anyone's word, not this store's (any role that
+                    # may connect may NOTIFY): what was taken since the last read is read again
+                    self._last, self._said_last = self._read_last, None
+                    payload = ""
+                    break
+                last, said = number, (number, originator, int(version))
+                heads.append((originator.removesuffix("/head"), int(version)))
         except ValueError:
             payload = ""
         if not payload:
@@ -4448,15 +4464,24 @@ class _Heads:
         if self._next == len(self._heads):
             self._heads, self._next = [], 0
         self._heads += heads
-        self._last = last
+        self._last, self._said_last = last, said
 
     def _read(self) -> None:
-        """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on)."""
+        """The anchors written after the last one seen (``LIMIT`` at most: the next call reads on).
+        The last one a NOTIFY said since the last read is looked up first: not there as said
+        (a forged NOTIFY, numbered past the store's own appends), what was taken since that read
+        is read again, never skipped."""
+        if self._said_last is not None:
+            number, originator, version = self._said_last
+            if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC)).fetchone() is None:
+                self._last = self._read_last
+            self._said_last = None
         rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
         # handled only once read: a read that fails (the hub iterates again) reads again, not at the next NOTIFY
         self._woken = len(rows) == self.LIMIT
+        self._read_last = self._last
         if rows:
-            self._last = rows[-1][0]
+            self._last = self._read_last = rows[-1][0]
             self._heads = [(str(originator).removesuffix("/head"), version) for _, originator, version in rows]
             self._next = 0
 

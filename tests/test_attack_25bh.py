@@ -1,0 +1,78 @@
+"""Attack pass 25bh: second doors. A heads NOTIFY is anyone's word: PostgreSQL lets every role
+that may connect send one on any channel (no privilege on the store's tables needed), so a
+listener that took its notification ids as read skipped the store's own appends after a forged
+one (``store._Heads``): a follower never woke again (issue 25)."""
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from urllib.parse import urlparse
+
+from psycopg import sql
+
+from ygoreplay import store as store_module
+from ygoreplay.store import HEADS_MARK, Store
+
+from test_live_followers import EVENTS
+from test_store import POSTGRES, _pg_connect, fresh_url
+
+WAIT = 60          # seconds a head is waited for before the listener is called stuck (a liveness bound)
+
+
+@contextmanager
+def _nobody():
+    """A connection as a role that may connect and nothing else: no privilege on any table."""
+    import psycopg
+    role = f"nobody_{uuid.uuid4().hex[:12]}"
+    with _pg_connect() as admin:
+        admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+    try:
+        p = urlparse(POSTGRES)
+        with psycopg.connect(host=p.hostname, port=p.port or 5432, user=role, dbname=p.path.lstrip("/") or "postgres",
+                             connect_timeout=5, autocommit=True) as conn:
+            yield conn
+    finally:
+        with _pg_connect() as admin:
+            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def _next(pool, heads):
+    """The listener's next head, or AssertionError (the listener stopped) if none comes within ``WAIT``."""
+    try:
+        return pool.submit(next, heads).result(timeout=WAIT)
+    except TimeoutError:
+        heads.stop()
+        raise AssertionError("the store's own append never reached the listener") from None
+
+
+def test_a_forged_heads_notify_makes_no_listener_skip_the_stores_own_appends(tmp_path, monkeypatch):
+    """A role with no privilege on the store NOTIFYs its channel a head numbered past every real
+    one: the listener took that number as its last seen, and every append after it (said in
+    its NOTIFY, or read on an empty one) was numbered lower, so skipped for good."""
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "forged") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader, \
+            _nobody() as nobody, ThreadPoolExecutor(1) as pool:
+        schema = url.rsplit("schema=", 1)[1]
+        channel = reader.events.channel_name
+        after = reader.last_notification()
+        duel = writer.create_duel("forged")
+        heads = reader.subscribe(after)
+        with heads:
+            assert _next(pool, heads) == (duel, 0)
+            forged = f"{HEADS_MARK}{schema}\n999999999 7 {duel}/head"
+            nobody.execute(sql.SQL("SELECT pg_notify({}, {})").format(sql.Literal(channel), sql.Literal(forged)))
+            writer.append(duel, EVENTS[:2], expected_position=0)          # said in its NOTIFY
+            got = _next(pool, heads)
+            if got == (duel, 7):                                           # the forgery, handed on: harmless
+                got = _next(pool, heads)
+            assert got == (duel, 2)
+            nobody.execute(sql.SQL("SELECT pg_notify({}, {})").format(
+                sql.Literal(channel), sql.Literal(f"{HEADS_MARK}{schema}\n999999998 9 {duel}/head")))
+            monkeypatch.setattr(store_module, "HEADS_SAID", 0)             # a NOTIFY saying none: read
+            with Store(url, concurrent=True) as wide:
+                wide.append(duel, EVENTS[2:3], expected_position=2)
+            got = _next(pool, heads)
+            if got == (duel, 9):
+                got = _next(pool, heads)
+            assert got == (duel, 3)
