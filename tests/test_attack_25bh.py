@@ -76,3 +76,33 @@ def test_a_forged_heads_notify_makes_no_listener_skip_the_stores_own_appends(tmp
             if got == (duel, 9):
                 got = _next(pool, heads)
             assert got == (duel, 3)
+
+
+# -- deck lists and banlists: a bad line is named, never a traceback ---------------------------------
+
+import pytest  # noqa: E402
+
+from ygoreplay.decks import read_lflist, read_ydk  # noqa: E402
+from ygoreplay.decks import BanlistFormatError, DeckFormatError  # noqa: E402
+
+
+@pytest.mark.parametrize("data, line", [
+    (b"#main\n" + b"9" * 5000 + b"\n", 2),                # int() refuses 4,300 digits: ValueError
+    (b"#main\n" + b"0" * 5000 + b"\n", 2),
+    (b"\xff\xfe\x00", 1),                                 # a UTF-16 BOM, then half a character
+    (b"\xfe\xff\x00\x31\x00", 1),
+])
+def test_a_ydk_too_long_a_number_or_cut_short_utf16_is_refused_naming_its_line(data, line):
+    with pytest.raises(DeckFormatError, match=f"line {line}"):
+        read_ydk(data)
+
+
+@pytest.mark.parametrize("data", [
+    b"!x\n" + b"9" * 5000 + b" 1\n",
+    b"!x\n1 " + b"9" * 5000 + b"\n",
+    "!x\n\u0661\u0662 1\n".encode(),                      # Arabic-Indic digits: no .ydk line may hold them
+    b"\xff\xfe!",
+])
+def test_an_lflist_too_long_a_number_other_digits_or_cut_short_utf16_is_refused_naming_its_line(data):
+    with pytest.raises(BanlistFormatError, match="line 2" if data.startswith(b"!x") else "line 1"):
+        read_lflist(data)

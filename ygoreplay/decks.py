@@ -72,7 +72,10 @@ def _decode(data: bytes) -> str:
     Only comments can hold non-ASCII text, so the Latin-1 fallback never changes a passcode.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16").lstrip("\ufeff")
+        try:
+            return data.decode("utf-16").lstrip("\ufeff")
+        except UnicodeDecodeError:      # cut short, or not UTF-16 after all: its lines are named as read
+            pass
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -111,11 +114,18 @@ class Deck:
         return [*self.main, *self.extra, *self.side]
 
 
+def _whole(digits: str) -> int:
+    """ASCII ``digits`` as a number, one past ``_PASSCODE_MAX`` at most: a longer one is only too
+    large (``int`` raised ValueError past 4,300 digits: a traceback, not the line named)."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 10 else _PASSCODE_MAX + 1
+
+
 def _passcode(text: str) -> int | None:
     """A passcode written in decimal (leading zeros allowed), or None."""
     if not text.isascii() or not text.isdigit():
         return None
-    code = int(text)
+    code = _whole(text)
     return code if 0 < code <= _PASSCODE_MAX else None
 
 
@@ -150,7 +160,7 @@ def read_ydk(path_or_text: PathOrText | bytes) -> Deck:
         code = _passcode(line)
         if code is None:
             digits = line.isascii() and line.isdigit()
-            why = (say("passcode 0 is no card") if digits and int(line) == 0
+            why = (say("passcode 0 is no card") if digits and not line.strip("0")
                    else say("out of the passcode range 1..{_PASSCODE_MAX}", _PASSCODE_MAX=_PASSCODE_MAX) if digits
                    else say("not a passcode (digits only)"))
             raise DeckFormatError(say("{file}: line {number}: {text!r}: {why}",
@@ -285,7 +295,9 @@ def banlist_hash(limits: Iterable[tuple[int, int]], whitelist: bool) -> str:
     return "sha256:" + hashlib.sha256("\n".join(lines).encode("ascii")).hexdigest()
 
 
-_ENTRY = re.compile(r"(\d+)[ \t]+(-?\d+)(?:(?:[ \t]|--).*)?")
+#: ``passcode count``: ASCII digits (``\d`` took any script's, which no .ydk line may hold), a count
+#: of at most 9 digits (a longer one is no count EDOPro reads).
+_ENTRY = re.compile(r"([0-9]+)[ \t]+(-?[0-9]{1,9})(?:(?:[ \t]|--).*)?")
 
 
 def read_lflist(path_or_text: PathOrText | bytes) -> dict[str, Banlist]:
@@ -337,9 +349,9 @@ def read_lflist(path_or_text: PathOrText | bytes) -> dict[str, Banlist]:
             raise bad(say("expected 'passcode count', e.g. '4031928 0 --Change of Heart'"))
         if name is None:
             raise bad(say("an entry before any !name list"))
-        code, count = int(match.group(1)), int(match.group(2))
+        code, count = _whole(match.group(1)), int(match.group(2))
         if not 0 < code <= _PASSCODE_MAX:
-            raise bad(say("passcode {code} is no card", code=match.group(1)))
+            raise bad(say("passcode {code} is no card", code=match.group(1)[:20]))
         if count < 0:
             raise bad(say("count {count} is negative", count=count))
         limits[code] = count  # as EDOPro: a later entry for the same passcode wins
