@@ -1,7 +1,8 @@
 """Attack pass 25bh: second doors. A heads NOTIFY is anyone's word: PostgreSQL lets every role
 that may connect send one on any channel (no privilege on the store's tables needed), so a
 listener that took its notification ids as read skipped the store's own appends after a forged
-one (``store._Heads``): a follower never woke again (issue 25)."""
+one (``store._Heads``): a follower never woke again (issue 25). A deck list or banlist of too
+long a number, or a UTF-16 file cut short, raised a traceback, not its line named."""
 from __future__ import annotations
 
 import uuid
@@ -9,9 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
+import pytest
 from psycopg import sql
 
 from ygoreplay import store as store_module
+from ygoreplay.decks import BanlistFormatError, DeckFormatError, read_lflist, read_ydk
 from ygoreplay.store import HEADS_MARK, Store
 
 from test_live_followers import EVENTS
@@ -79,11 +82,6 @@ def test_a_forged_heads_notify_makes_no_listener_skip_the_stores_own_appends(tmp
 
 
 # -- deck lists and banlists: a bad line is named, never a traceback ---------------------------------
-
-import pytest  # noqa: E402
-
-from ygoreplay.decks import read_lflist, read_ydk  # noqa: E402
-from ygoreplay.decks import BanlistFormatError, DeckFormatError  # noqa: E402
 
 
 @pytest.mark.parametrize("data, line", [
