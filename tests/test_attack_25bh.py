@@ -104,3 +104,36 @@ def test_a_ydk_too_long_a_number_or_cut_short_utf16_is_refused_naming_its_line(d
 def test_an_lflist_too_long_a_number_other_digits_or_cut_short_utf16_is_refused_naming_its_line(data):
     with pytest.raises(BanlistFormatError, match="line 2" if data.startswith(b"!x") else "line 1"):
         read_lflist(data)
+
+
+def test_a_store_the_file_size_limit_keeps_from_opening_is_not_called_no_store(tmp_path):
+    """Under ``ulimit -f`` (or a full disk) SQLite cannot set up a store's shared memory file: it
+    was said "is not a ygoreplay store (not an SQLite database: disk I/O error)", which its
+    owner might act on by removing the store. It is said as what it is; a file that is no
+    SQLite database is still said to be no store."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    import ygoreplay
+
+    path = tmp_path / "s.sqlite"
+    with Store(str(path)) as store:
+        store.create_duel("kept")
+    tree = os.path.dirname(os.path.dirname(ygoreplay.__file__))
+    env = {**os.environ, "YGOREPLAY_STORE": str(path), "YGOREPLAY_RESIDENT": "off", "PYTHONPATH": tree,
+           "YGOREPLAY_LANG": "en"}
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    done = subprocess.run([sys.executable, "-m", "ygoreplay", "list"], env=env, capture_output=True, text=True,
+                          preexec_fn=limited, timeout=120)
+    assert done.returncode != 0 and "disk I/O error" in done.stderr, done.stderr
+    assert "not a ygoreplay store" not in done.stderr, done.stderr
+    assert "cannot open the store" in done.stderr
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database, " * 16)
+    done = subprocess.run([sys.executable, "-m", "ygoreplay", "list"], env={**env, "YGOREPLAY_STORE": str(bad)},
+                          capture_output=True, text=True, timeout=120)
+    assert "is not a ygoreplay store" in done.stderr, done.stderr

@@ -934,6 +934,11 @@ def _check_sqlite(path: str, readonly: bool, create: bool) -> bool:
             raise StoreBusy(say("the store at {path} is busy: another session held its lock for over "
                                 '{sqlite_lock_wait} s ("database is locked"): try again',
                                 path=path, sqlite_lock_wait=SQLITE_LOCK_WAIT)) from None
+        if getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_NOTADB) & 0xFF not in (sqlite3.SQLITE_NOTADB,
+                                                                               sqlite3.SQLITE_CORRUPT):
+            # the disk or the process's limits refused (an I/O error, a full disk, ``ulimit -f``):
+            # said as such, not as a file that is no store, which its owner might then remove
+            raise StoreError(say("cannot open the store {path}: {exc}", path=path, exc=exc)) from None
         raise StoreError(say("{path} is not a ygoreplay store (not an SQLite database: {exc})",
                              path=path, exc=exc)) from None
     finally:
