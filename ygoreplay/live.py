@@ -856,17 +856,19 @@ class Hub:
 
     def _look(self, stream_id: str) -> int:
         """What other processes committed, looked at now (the subscription's ``look``: SQLite's
-        ``data_version``, one statement; nothing on PostgreSQL, whose NOTIFY comes by itself) and
-        handed on as the listener hands it (``_heard``), so that a read answers no count another
-        process has passed; the count ``stream_id`` is known stored at (a read in of it under way
-        included: its reader thread may not have taken it in yet). A store that cannot be looked
-        at now is read as it is held (the listener tries again)."""
-        heads: list[tuple[str, int]] = []
-        if self._subscription is not None:
-            try:
-                heads = self._subscription.look()
-            except StoreUnavailable:
-                pass
+        ``data_version``, one statement) and handed on as the listener hands it (``_heard``), so
+        that a read answers no count another process has passed; the count ``stream_id`` is known
+        stored at (a read in of it under way included: its reader thread may not have taken it in
+        yet). None on PostgreSQL, whose NOTIFY comes by itself (0: nothing more to read now); a
+        store that cannot be looked at now is read as it is held (the listener tries again)."""
+        if self._subscription is None:
+            return 0
+        try:
+            heads = self._subscription.look()
+        except StoreUnavailable:
+            heads = []
+        if heads is None:
+            return 0
         for each, count in heads:
             self._heard(each, count)
         with self._lock:

@@ -4394,9 +4394,10 @@ class _Heads:
         """End the iteration (within ``WAIT`` seconds)."""
         self._stopped = True
 
-    def look(self) -> list[tuple[str, int]]:
-        """Nothing to look at before a read: a NOTIFY wakes the iteration (``SQLiteHeads.look``'s)."""
-        return []
+    def look(self) -> None:
+        """None: nothing to look at before a read, a NOTIFY wakes the iteration by itself
+        (``SQLiteHeads.look``, which has none, looks)."""
+        return None
 
     def __iter__(self) -> "_Heads":
         return self
