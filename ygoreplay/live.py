@@ -2,9 +2,10 @@
 as events arrive, and every follower woken when there is more.
 
 ``Hub`` holds the duels this process serves. A duel's record is read from the store once; after
-that, new events are read as they are appended here, or, on PostgreSQL, as any process appends
-them: one LISTEN/NOTIFY subscription per process (``Store.subscribe``) wakes the duels it names,
-never one per follower. Each view (judge, p0, p1, spectator, and the table's of a witnessed
+that, new events are read as they are appended here, or as any other process appends them: one
+subscription per process (``Store.subscribe``: PostgreSQL's LISTEN/NOTIFY, SQLite's
+``data_version`` looked at on a timer and before a read) wakes the duels it names, never one per
+follower. Each view (judge, p0, p1, spectator, and the table's of a witnessed
 duel's recorder, ``access.TABLE``: the spectator's, ``views.redactor_of``) is redacted and
 folded event by event (``views.Redactor`` and ``views.ViewReplay``), so a follower's next event
 costs nothing more than sending it. A spectator view is held back by the duel's delay (events,
@@ -687,12 +688,11 @@ class Hub:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        if self.store.backend == "postgresql":
-            after = self.store.last_notification()
-            self._subscription = self.store.subscribe(after)
-            self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="ygoreplay-read")
-            self._listener = threading.Thread(target=self._listen, name="ygoreplay-listen", daemon=True)
-            self._listener.start()
+        after = self.store.last_notification()
+        self._subscription = self.store.subscribe(after)
+        self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="ygoreplay-read")
+        self._listener = threading.Thread(target=self._listen, name="ygoreplay-listen", daemon=True)
+        self._listener.start()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -786,6 +786,7 @@ class Hub:
         seconds (``HELD_DUELS`` at most): a 500-table round read ~375 duels, past ``IDLE_DUELS``,
         and its own reading evicted the duels it read next, so every reading opened ~120 of them
         again (~1 ms each: most of a change's CPU; issue 25)."""
+        stored = self._look(duel_id)
         with self._lock:
             if held:
                 self._hold(duel_id)
@@ -793,7 +794,7 @@ class Hub:
             if live is not None:
                 self.duels.move_to_end(duel_id)
         if live is not None:
-            if live.behind > live.count:                 # another process stored more: take it in now
+            if max(live.behind, stored) > live.count:   # another process stored more: take it in now
                 live.behind = 0          # cleared first: what is stored by the read below is read there
                 self.changed(duel_id)
             return live
@@ -836,11 +837,15 @@ class Hub:
     def match(self, match_id: str) -> Any:
         """The match ``match_id`` as this process serves it (a ``match.live.LiveMatch``)."""
         from .match.live import LiveMatch
+        stored = self._look(match_id)
         with self._lock:
             live = self.matches.get(match_id)
             if live is not None:
                 self.matches.move_to_end(match_id)
-                return live
+        if live is not None:
+            if stored > live.count:      # another process stored more: take it in now
+                self.changed(match_id)
+            return live
         live = LiveMatch(self.store, match_id)
         with self._lock:
             live = self.matches.setdefault(match_id, live)
@@ -848,6 +853,26 @@ class Hub:
             for old in idle[:max(0, len(idle) - IDLE_DUELS)]:
                 del self.matches[old]
         return live
+
+    def _look(self, stream_id: str) -> int:
+        """What other processes committed, looked at now (the subscription's ``look``: SQLite's
+        ``data_version``, one statement) and handed on as the listener hands it (``_heard``), so
+        that a read answers no count another process has passed; the count ``stream_id`` is known
+        stored at (a read in of it under way included: its reader thread may not have taken it in
+        yet). None on PostgreSQL, whose NOTIFY comes by itself (0: nothing more to read now); a
+        store that cannot be looked at now is read as it is held (the listener tries again)."""
+        if self._subscription is None:
+            return 0
+        try:
+            heads = self._subscription.look()
+        except StoreUnavailable:
+            heads = []
+        if heads is None:
+            return 0
+        for each, count in heads:
+            self._heard(each, count)
+        with self._lock:
+            return max([self._notified.get(stream_id, 0), *(count for each, count in heads if each == stream_id)])
 
     def _hold(self, duel_id: str) -> None:
         """Hold ``duel_id``, read now; the least recently read let go past ``HELD_DUELS`` (under ``_lock``)."""

@@ -1899,10 +1899,13 @@ class Store:
 
     def subscribe(self, after: int):
         """The heads of duels as other processes write them: an iterator of (duel id, events)
-        after notification ``after``, woken by PostgreSQL's LISTEN/NOTIFY (a context manager;
-        ``stop()`` ends it). SQLite has none: a single process follows its own appends."""
+        after notification ``after`` (a context manager; ``stop()`` ends it), woken by
+        PostgreSQL's LISTEN/NOTIFY, or on SQLite by its ``data_version`` looked at on a timer
+        (``sqlite_commits``: its ``look()`` looks now, before a read)."""
         if self.backend != "postgresql":
-            raise StoreError(say("following other processes' appends needs PostgreSQL"))
+            from .sqlite_commits import SQLiteHeads
+            return SQLiteHeads(self.name, file_uri(path_text(os.path.realpath(self.name))) + "?mode=ro",
+                               _SQLITE_EVENTS, HEAD_TOPIC, after, SQLITE_LOCK_WAIT)
         return _Heads(self.events, after)
 
     # -- appending --------------------------------------------------------------------------------
@@ -4401,6 +4404,11 @@ class _Heads:
     def stop(self) -> None:
         """End the iteration (within ``WAIT`` seconds)."""
         self._stopped = True
+
+    def look(self) -> None:
+        """None: nothing to look at before a read, a NOTIFY wakes the iteration by itself
+        (``SQLiteHeads.look``, which has none, looks)."""
+        return None
 
     def __iter__(self) -> "_Heads":
         return self
