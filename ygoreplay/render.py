@@ -323,14 +323,30 @@ def _emz(state: DuelState, cell: int, changed: set[str]) -> _Grid:
     return table
 
 
+def _cells(text: str) -> int:
+    """The terminal cells ``text`` takes: a wide character (``デッキ``, ``墓地``, ``패``) two, as
+    rich measures it (imported only for such a text)."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+    return cell_len(text)
+
+
+def _pile_label(label: str) -> str:
+    """A pile's label (``GY 3``) indented and padded to 12 cells, so the names after it line up
+    in every language: padding by characters left a Japanese, Chinese or Korean label's names
+    further right than an English one's."""
+    return f"  {label}{' ' * (12 - _cells(label))}"
+
+
 def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: int, hot: bool) -> _Line:
     """``GY 3        Luster Dragon, Vorse Raider, … 2 more``: a pile's top cards (the last card
     put there first), as many as fit on one line; only those are named (``name``: a pile of
     forty was forty names looked up for three shown)."""
-    head = _Line(f"  {label:<12}", style=CHANGED if hot else "bold")
+    head = _Line(_pile_label(label), style=CHANGED if hot else "bold")
     if not ids:
         return head + _Line("—", style="dim")
-    room = width - len(head)
+    room = width - _cells(head.plain)
     count = len(ids)
     body = ""
     for i, cid in enumerate(reversed(ids)):
@@ -345,13 +361,13 @@ def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: in
 
 def _hand(label: str, names: list[str], width: int, hot: bool) -> _Line:
     """A hand, every card of it, wrapped under its label (a hidden hand as a count)."""
-    head = f"  {label:<12}"
+    head = _pile_label(label)
     if not names:
         return _Line(head, style=CHANGED if hot else "bold") + _Line("—", style="dim")
     if all(name == t(_HIDDEN) for name in names):
         return _Line(head, style=CHANGED if hot else "bold") + _Line(t("{count} hidden", count=len(names)), style="dim")
-    lines = textwrap.wrap(", ".join(names), width - len(head), break_long_words=True) or [""]
-    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * len(head)).join(lines))
+    lines = textwrap.wrap(", ".join(names), width - _cells(head), break_long_words=True) or [""]
+    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * _cells(head)).join(lines))
 
 
 _HIDDEN = N_("(hidden)")
@@ -377,10 +393,11 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
     face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
     label = t("extra {count}", count=len(side.extra))
     lines.append(_pile_line(label, name, face_up, width, key + "extra" in changed) if face_up else
-                 _Line(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
+                 _Line(_pile_label(label), style=CHANGED if key + "extra" in changed else "bold")
                  + _Line(t("face-down") if side.extra else "—", style="dim"))
     top = state.cards[side.deck[0]] if side.deck else None
-    deck = _Line(f"  {t('deck {count}', count=len(side.deck)):<12}", style=CHANGED if key + "deck" in changed else "bold")
+    deck = _Line(_pile_label(t('deck {count}', count=len(side.deck))),
+                 style=CHANGED if key + "deck" in changed else "bold")
     deck.append(t("top: {card}", card=printable(card_name(top.facts))) if top is not None and top.code
                 else (t("face-down") if top else "—"),
                 style="" if top is not None and top.code else "dim")
