@@ -87,3 +87,23 @@ def test_a_new_organiser_key_is_announced_by_the_fingerprint_verify_names_it_by(
     fingerprint = re.search(r"organiser key ([0-9a-f]{16})", checked.stdout).group(1)
     assert f"主催者の鍵 {tmp_path / 'fresh.key'} を作成した" in done.stderr, done.stderr
     assert f"フィンガープリント {fingerprint}" in done.stderr, done.stderr
+
+
+def test_list_keeps_its_columns_in_line_in_every_language(stored):
+    """An ended duel, one in progress and one whose winner's name is long: the players start in
+    the same terminal column on every row, in English as in Chinese, Japanese and Korean."""
+    store, _ = stored
+    long_named = Path(store).with_name("long.jsonl")
+    text = Path(SAMPLE).read_text(encoding="utf-8").replace('"Yugi"', '"Yugi Muto of Domino City"')
+    long_named.write_text(text, encoding="utf-8")
+    part = Path(store).with_name("part.jsonl")
+    part.write_text("".join(Path(SAMPLE).read_text(encoding="utf-8").splitlines(True)[:20]), encoding="utf-8")
+    for file in (long_named, part):
+        assert CliRunner().invoke(main, ["record", str(file), "--store", store]).exit_code == 0
+    for language in ("en", "zh-Hans", "ja", "ko"):
+        done = CliRunner().invoke(main, ["--lang", language, "list", "--store", store])
+        assert done.exit_code == 0, done.output
+        rows = done.stdout.splitlines()
+        assert len(rows) == 3, done.output
+        starts = {cell_len(row[:row.index(" vs ")].rsplit("  ", 1)[0]) for row in rows}
+        assert len(starts) == 1, (language, done.output)

@@ -26,7 +26,7 @@ from .card_names import card_name, one_language
 from .i18n import N_, t
 from .sentences import aside, phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
-from .text import printable
+from .text import cells, padded, printable
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
@@ -323,20 +323,11 @@ def _emz(state: DuelState, cell: int, changed: set[str]) -> _Grid:
     return table
 
 
-def _cells(text: str) -> int:
-    """The terminal cells ``text`` takes: a wide character (``デッキ``, ``墓地``, ``패``) two, as
-    rich measures it (imported only for such a text)."""
-    if text.isascii():
-        return len(text)
-    from rich.cells import cell_len
-    return cell_len(text)
-
-
 def _pile_label(label: str) -> str:
     """A pile's label (``GY 3``) indented and padded to 12 cells, so the names after it line up
     in every language: padding by characters left a Japanese, Chinese or Korean label's names
     further right than an English one's."""
-    return f"  {label}{' ' * (12 - _cells(label))}"
+    return "  " + padded(label, 12)
 
 
 def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: int, hot: bool) -> _Line:
@@ -346,7 +337,7 @@ def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: in
     head = _Line(_pile_label(label), style=CHANGED if hot else "bold")
     if not ids:
         return head + _Line("—", style="dim")
-    room = width - _cells(head.plain)
+    room = width - cells(head.plain)
     count = len(ids)
     body = ""
     for i, cid in enumerate(reversed(ids)):
@@ -366,8 +357,8 @@ def _hand(label: str, names: list[str], width: int, hot: bool) -> _Line:
         return _Line(head, style=CHANGED if hot else "bold") + _Line("—", style="dim")
     if all(name == t(_HIDDEN) for name in names):
         return _Line(head, style=CHANGED if hot else "bold") + _Line(t("{count} hidden", count=len(names)), style="dim")
-    lines = textwrap.wrap(", ".join(names), width - _cells(head), break_long_words=True) or [""]
-    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * _cells(head)).join(lines))
+    lines = textwrap.wrap(", ".join(names), width - cells(head), break_long_words=True) or [""]
+    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * cells(head)).join(lines))
 
 
 _HIDDEN = N_("(hidden)")
