@@ -298,8 +298,8 @@ def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> _Grid
     spells += [_cell(state, side.fzone, "FZ", mark, cell)]
     spells += [_cell(state, side.szone[i], zone_tag("szone", i), mark, cell) for i in range(5, len(side.szone))]
     rows = [("MZ", monsters), ("S/T", spells)]
-    for label, cells in (rows if player == 0 else rows[::-1]):
-        table.add_row(_Line(label, style="dim"), *cells, *[_Line("")] * (columns - len(cells)))
+    for label, row in (rows if player == 0 else rows[::-1]):
+        table.add_row(_Line(label, style="dim"), *row, *[_Line("")] * (columns - len(row)))
     return table
 
 
