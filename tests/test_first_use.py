@@ -107,3 +107,28 @@ def test_list_keeps_its_columns_in_line_in_every_language(stored):
         assert len(rows) == 3, done.output
         starts = {cell_len(row[:row.index(" vs ")].rsplit("  ", 1)[0]) for row in rows}
         assert len(starts) == 1, (language, done.output)
+
+
+def test_the_terminal_viewers_keys_are_named_in_the_readers_language():
+    """``play``'s footer: a judge reading Japanese (or Chinese, Korean) reads its keys' names in
+    that language, not "next", "go to", "search"."""
+    import asyncio
+
+    from ygoreplay import i18n
+    from ygoreplay.cards import CardDB
+    from ygoreplay.source import open_source
+    from ygoreplay.study import Study
+    from ygoreplay.tui import PlayApp
+
+    for language, words in (("ja", ("次へ", "移動", "検索", "終了")), ("ko", ("다음", "이동", "검색", "종료")),
+                            ("zh-Hans", ("下一个", "跳转", "搜索", "退出"))):
+        with i18n.using(i18n.named(language)):
+            app = PlayApp(Study(open_source(SAMPLE, None, CardDB.classic()), None))
+
+            async def shown() -> set[str]:
+                async with app.run_test(size=(100, 40)) as pilot:
+                    await pilot.pause()
+                    return {active.binding.description for active in app.active_bindings.values()
+                            if active.binding.show}
+            described = asyncio.run(shown())
+        assert set(words) <= described, (language, described)
