@@ -26,7 +26,7 @@ from .card_names import card_name, one_language
 from .i18n import N_, t
 from .sentences import aside, phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
-from .text import printable
+from .text import cells, padded, printable
 
 if TYPE_CHECKING:
     from rich.console import Console, Group
@@ -298,8 +298,8 @@ def _zones(state: DuelState, player: int, cell: int, changed: set[str]) -> _Grid
     spells += [_cell(state, side.fzone, "FZ", mark, cell)]
     spells += [_cell(state, side.szone[i], zone_tag("szone", i), mark, cell) for i in range(5, len(side.szone))]
     rows = [("MZ", monsters), ("S/T", spells)]
-    for label, cells in (rows if player == 0 else rows[::-1]):
-        table.add_row(_Line(label, style="dim"), *cells, *[_Line("")] * (columns - len(cells)))
+    for label, row in (rows if player == 0 else rows[::-1]):
+        table.add_row(_Line(label, style="dim"), *row, *[_Line("")] * (columns - len(row)))
     return table
 
 
@@ -323,14 +323,21 @@ def _emz(state: DuelState, cell: int, changed: set[str]) -> _Grid:
     return table
 
 
+def _pile_label(label: str) -> str:
+    """A pile's label (``GY 3``) indented and padded to 12 cells, so the names after it line up
+    in every language: padding by characters left a Japanese, Chinese or Korean label's names
+    further right than an English one's."""
+    return "  " + padded(label, 12)
+
+
 def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: int, hot: bool) -> _Line:
     """``GY 3        Luster Dragon, Vorse Raider, … 2 more``: a pile's top cards (the last card
     put there first), as many as fit on one line; only those are named (``name``: a pile of
     forty was forty names looked up for three shown)."""
-    head = _Line(f"  {label:<12}", style=CHANGED if hot else "bold")
+    head = _Line(_pile_label(label), style=CHANGED if hot else "bold")
     if not ids:
         return head + _Line("—", style="dim")
-    room = width - len(head)
+    room = width - cells(head.plain)
     count = len(ids)
     body = ""
     for i, cid in enumerate(reversed(ids)):
@@ -345,13 +352,13 @@ def _pile_line(label: str, name: Callable[[str], str], ids: list[str], width: in
 
 def _hand(label: str, names: list[str], width: int, hot: bool) -> _Line:
     """A hand, every card of it, wrapped under its label (a hidden hand as a count)."""
-    head = f"  {label:<12}"
+    head = _pile_label(label)
     if not names:
         return _Line(head, style=CHANGED if hot else "bold") + _Line("—", style="dim")
     if all(name == t(_HIDDEN) for name in names):
         return _Line(head, style=CHANGED if hot else "bold") + _Line(t("{count} hidden", count=len(names)), style="dim")
-    lines = textwrap.wrap(", ".join(names), width - len(head), break_long_words=True) or [""]
-    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * len(head)).join(lines))
+    lines = textwrap.wrap(", ".join(names), width - cells(head), break_long_words=True) or [""]
+    return _Line(head, style=CHANGED if hot else "bold") + _Line(("\n" + " " * cells(head)).join(lines))
 
 
 _HIDDEN = N_("(hidden)")
@@ -377,10 +384,11 @@ def _piles(state: DuelState, player: int, width: int, changed: set[str]) -> list
     face_up = [c for c in side.extra if state.cards[c].position != FACEDOWN]
     label = t("extra {count}", count=len(side.extra))
     lines.append(_pile_line(label, name, face_up, width, key + "extra" in changed) if face_up else
-                 _Line(f"  {label:<12}", style=CHANGED if key + "extra" in changed else "bold")
+                 _Line(_pile_label(label), style=CHANGED if key + "extra" in changed else "bold")
                  + _Line(t("face-down") if side.extra else "—", style="dim"))
     top = state.cards[side.deck[0]] if side.deck else None
-    deck = _Line(f"  {t('deck {count}', count=len(side.deck)):<12}", style=CHANGED if key + "deck" in changed else "bold")
+    deck = _Line(_pile_label(t('deck {count}', count=len(side.deck))),
+                 style=CHANGED if key + "deck" in changed else "bold")
     deck.append(t("top: {card}", card=printable(card_name(top.facts))) if top is not None and top.code
                 else (t("face-down") if top else "—"),
                 style="" if top is not None and top.code else "dim")

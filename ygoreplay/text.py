@@ -126,3 +126,18 @@ def number(text: str) -> int | None:
     """A whole number written in ASCII digits, at most 18 of them, or None (``'²'.isdigit()`` is
     true, ``int('²')`` fails; a 5,000-digit ``int()`` raises)."""
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+def cells(text: str) -> int:
+    """The terminal cells ``text`` takes: a wide character (``デッキ``, ``获胜``, ``패``) two, as
+    rich measures it (imported only for such a text), so columns line up in every language."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len
+    return cell_len(text)
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` with spaces after it to ``width`` cells (``str.ljust`` counts characters: a
+    Japanese, Chinese or Korean word came out short)."""
+    return text + " " * (width - cells(text))

@@ -18,13 +18,15 @@ q                      quit
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
-from .i18n import t
+from .i18n import N_, t
 from .render import board
 from .source import SourceError
 from .study import Study
@@ -45,19 +47,25 @@ class PlayApp(App):
     #ask.open { display: block; }
     """
     BINDINGS = [
-        Binding("right,l", "step(1)", "next"), Binding("left,h", "step(-1)", "previous"),
-        Binding("shift+right,right_square_bracket", "turn(1)", "next turn"),
-        Binding("shift+left,left_square_bracket", "turn(-1)", "turn back"),
-        Binding("home", "go_to(0)", "first", show=False), Binding("end", "go_to(-1)", "last", show=False),
-        Binding("g", "ask('go')", "go to"), Binding("slash", "ask('search')", "search"),
-        Binding("n", "again(1)", "next match", show=False), Binding("N", "again(-1)", "previous match", show=False),
-        Binding("c", "call(1)", "next call"), Binding("C", "call(-1)", "previous call", show=False),
-        Binding("v", "next_view", "view"), Binding("q", "quit", "quit"),
-        Binding("escape", "cancel", "close the prompt", show=False),
+        Binding("right,l", "step(1)", N_("next")), Binding("left,h", "step(-1)", N_("previous")),
+        Binding("shift+right,right_square_bracket", "turn(1)", N_("next turn")),
+        Binding("shift+left,left_square_bracket", "turn(-1)", N_("turn back")),
+        Binding("home", "go_to(0)", N_("first"), show=False), Binding("end", "go_to(-1)", N_("last"), show=False),
+        Binding("g", "ask('go')", N_("go to")), Binding("slash", "ask('search')", N_("search")),
+        Binding("n", "again(1)", N_("next match"), show=False),
+        Binding("N", "again(-1)", N_("previous match"), show=False),
+        Binding("c", "call(1)", N_("next call")), Binding("C", "call(-1)", N_("previous call"), show=False),
+        Binding("v", "next_view", N_("view")), Binding("q", "quit", N_("quit")),
+        Binding("escape", "cancel", N_("close the prompt"), show=False),
     ]
 
     def __init__(self, study: Study) -> None:
         super().__init__()
+        # the footer's keys in the reader's language: BINDINGS are read when the module is, before
+        # a language is chosen, and a judge reading Japanese read "next", "go to", "search"
+        self._bindings.key_to_bindings = {
+            key: [replace(binding, description=t(binding.description)) for binding in bindings]
+            for key, bindings in self._bindings.key_to_bindings.items()}
         self.study = study
         self.asking: str | None = None
         self.searched = ""

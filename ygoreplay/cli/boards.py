@@ -22,7 +22,9 @@ def show_stored(duel: str, at: int | None, store_url: str | None) -> None:
         from ..store import Store
     with Store(store_url, readonly=True, create=False) as store:
         index, event, state = stored_board(store, duel, at)
-    echo(render(state, f"after event #{index} ({event.kind})", width=terminal_width()), nl=False)
+    # the heading in the reader's language, as the click path's ``show`` words it (duels.py)
+    echo(render(state, i18n.t("after event #{index} ({kind})", index=index, kind=event.kind),
+                width=terminal_width()), nl=False)
 
 
 def without_click(args: list[str]) -> None:

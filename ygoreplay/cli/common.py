@@ -41,7 +41,9 @@ def signing_key() -> OrganiserKey:
     from ..signing import OrganiserKey
     key, created = OrganiserKey.load_or_create()
     if created:
-        echo(f"created the organiser key {printable(key.path)} (public key {key.public.text})", err=True)
+        # the fingerprint too: it is what verify names the key by ("signed by organiser key …")
+        echo(t("created the organiser key {path} (public key {public}, fingerprint {fingerprint})",
+               path=printable(key.path), public=key.public.text, fingerprint=key.public.fingerprint), err=True)
     return key
 
 

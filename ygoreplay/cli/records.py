@@ -16,7 +16,7 @@ import click
 from ..errors import InputError, StoreError
 from ..i18n import DEFAULT, N_, current, said, t
 from ..sentences import end_reason
-from ..text import number, printable
+from ..text import cells, number, padded, printable
 from . import match as match_cli
 from .common import (
     EXIT_ILLEGAL, EXIT_INTERRUPTED, EXIT_UNREADABLE, by_option, card_db, cards_option, echo, expected_option,
@@ -514,18 +514,22 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
         echo(t("no duels in {store} that match", store=name) if player or since or until else
              t("no duels in {store}", store=name))
     branches = Counter(d.parent for d in duels if d.parent)
-    for d in duels:
-        data = duel_dict(d)
+    # the status column as wide as its widest entry, in terminal cells: a long or a Chinese,
+    # Japanese or Korean result no longer pushes its row's players out of line
+    datas = [duel_dict(d) for d in duels]
+    statuses = [_listed_status(data) for data in datas]
+    column = max([22, *map(cells, statuses)])
+    for d, data, status in zip(duels, datas, statuses):
         players = t(" vs ").join(printable(str(p)) for p in data["players"]) or t("players unknown")
-        status = _listed_status(data)
         family = ("  " + t("branch of {parent} after event #{index}", parent=d.parent, index=branch_after(d))
                   if d.parent and d.parent not in d.title else "") + (
             "  " + t("{count} branch(es)", count=branches[d.id]) if branches[d.id] else "")
         flags = ("" if d.signed else "  " + t("(anchor signature does not hold: run verify)")) + (
             "  " + t("(BEHIND ITS WITNESS: run verify)") if behind.get(d.id) else "") + (
             "  " + t("(origin unverified)") if d.source.get("unverified") else "")
-        echo(t("{id}  {created}  {events:>6} events  {status:<22}  {players}  {title}{family}{flags}",
-               id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=status, players=players, title=printable(d.title), family=family, flags=flags))
+        echo(t("{id}  {created}  {events:>6} events  {status}  {players}  {title}{family}{flags}",
+               id=d.id, created=d.created[:16].replace('T', ' '), events=d.events, status=padded(status, column),
+               players=players, title=printable(d.title), family=family, flags=flags))
 
 
 def _is_day(value: str) -> bool:

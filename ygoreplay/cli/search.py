@@ -14,7 +14,8 @@ from .common import card_db, cards_option, echo, main, open_store, store_option
 from .output import EXIT_ILLEGAL
 
 @main.command(name="search")
-@click.option("--q", "q", default=None, help="Words of the title, players, event or round.")
+@click.argument("words", nargs=-1)
+@click.option("--q", "q", default=None, help="Words of the title, players, event or round, as WORDS are (search Kaiba).")
 @click.option("--player", default=None, help="A player's name (case and accents ignored).")
 @click.option("--title", default=None, help="Part of the title.")
 @click.option("--event", default=None, help="Part of the event's name.")
@@ -39,14 +40,16 @@ from .output import EXIT_ILLEGAL
                    "whose rows differ (deleted or altered in the database), and exit 1 if any does.")
 @cards_option
 @store_option
-def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str, ...], store_url: str | None,
-                   round_: str | None, format_: str | None, **filters: str | None) -> None:
+def search_command(words: tuple[str, ...], as_json: bool, reindex: bool, check_: bool, cards: tuple[str, ...],
+                   store_url: str | None, round_: str | None, format_: str | None, **filters: str | None) -> None:
     """Find public duels and matches: by player, title, event, result, source, and by what
     happened to a card (``--card "Pot of Greed" --action activated --turn-max 1``). Only what a
     spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
     from ..library import rebuild
     from ..library_search import SearchError, check_index, parse, search
     from ..store import KINDS
+    if words:                # what a user types first (``search Kaiba``) is the words filter, ``--q``
+        filters["q"] = " ".join(filter(None, (filters["q"], *words)))
     params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
               if value is not None}
     if reindex:
@@ -75,7 +78,10 @@ def search_command(as_json: bool, reindex: bool, check_: bool, cards: tuple[str,
         echo(json.dumps(answer, ensure_ascii=False))
         return
     if not answer["results"]:
-        echo(t("no public duel matches"))
+        # a duel recorded or imported on the command line is private (no access of its own): say so,
+        # and what lists every duel of the store, rather than leave an empty library unexplained
+        echo(t("no public duel matches (search finds public duels only: ygoreplay list lists every duel "
+               "in this store)"))
     for row in answer["results"]:
         result = row["result"]
         players = " vs ".join(printable(p) for p in row["players"] if p) or "players unknown"
