@@ -191,6 +191,7 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                 yield N_("Attack"), {"kind": "attack_declared", "player": me, "attacker": cid, "target": targets[0]}, (
                     {"target": targets} if len(targets) > 1 else {})
             yield N_("Attack directly"), {"kind": "attack_declared", "player": me, "attacker": cid}, {}
+        yield from _battle_and_stats(state, card)
         if card.position == SET:
             yield N_("Flip Summon"), {"kind": "flip_summoned", "player": me, "card": cid}, {}
         else:
@@ -214,6 +215,22 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                                                   "method": method}, "zone", _free_monster_zones(state, card.owner))
         yield N_("Activate an effect"), {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
         yield from _moves(state, card, (HAND, GY, BANISHED, DECK), "added" if zone == DECK else "returned")
+
+
+def _battle_and_stats(state: DuelState, card: Card) -> Iterator[Proposal]:
+    """The attacker's attack stopped (BATTLE-06), a face-up monster's ATK/DEF set as an effect
+    sets them: each a tap on the card, by the card of the link just resolved when there is one.
+    Both were typed whole in *Something else…*, four and six taps, at the speed of play."""
+    cause = {"cause": state.resolved[-1][0]} if state.resolving and state.resolved else {}
+    attack = state.attack
+    if attack is not None and not attack.calculated and attack.attacker == card.id:
+        by = state.cards.get(cause.get("cause", ""))
+        yield N_("Stop this attack"), {"kind": "attack_cancelled", **cause,
+                                       **({"player": by.controller} if by is not None else {})}, {}
+    if card.face_up:
+        stats = {"atk": card.current_atk} if card.facts.is_link else {"atk": card.current_atk,
+                                                                      "defense": card.current_def}
+        yield N_("Change ATK/DEF"), {"kind": "stats_changed", "card": card.id, **stats, **cause}, {}
 
 
 #: The Extra Deck procedures a tap may enter, by the facts' flag that allows each (XYZ-01, SYN-01,

@@ -735,11 +735,13 @@ class Recorder {
     const row = el("div", "action");
     row.dataset.label = action.label;             // the English, as scripts match it; shown in the page's language
     const shown = action.label_translated || action.label;
-    const main = button(shown, () => this.enter([action.event], shown), "big");
+    const stats = action.event.kind === "stats_changed" ? this.statFields(action.event) : null;
+    const main = button(shown, () => this.enter([stats ? stats.event() : action.event], shown), "big");
     main.dataset.action = action.label;
     main.dataset.kind = action.event.kind;
     if (role === "move") main.dataset.move = action.event.kind;
     row.append(main);
+    if (stats) row.append(...stats.inputs);
     for (const [field, values] of Object.entries(action.choices || {})) {
       for (const value of values) {
         if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${shown} · ${this.choiceText(action.event, field, value)}`; continue; }
@@ -754,6 +756,24 @@ class Recorder {
       row.append(mark);
     }
     return row;
+  }
+
+  // A monster's ATK/DEF as an effect sets them: its fields, filled with what it has now (the
+  // scorekeeper types the new figure), and the event they make. The sheet's one tap; it was
+  // typed whole in *Something else…* (six taps).
+  statFields(event) {
+    const inputs = [["atk", t("ATK")], ["defense", t("DEF")]].filter(([field]) => event[field] !== undefined && event[field] !== null)
+      .map(([field, label]) => {
+        const input = el("input", "stat");
+        Object.assign(input, { type: "number", min: "0", step: "50", inputMode: "numeric", value: String(event[field]) });
+        input.setAttribute("aria-label", label);
+        input.placeholder = label;
+        input.dataset.stat = field;
+        return input;
+      });
+    const typed = () => Object.fromEntries(inputs.filter((i) => i.value !== "" && Number.isFinite(Number(i.value)))
+      .map((i) => [i.dataset.stat, Math.max(0, Math.round(Number(i.value)))]));
+    return { inputs, event: () => ({ ...event, ...typed() }) };
   }
 
   choiceText(event, field, value) {
@@ -806,7 +826,7 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     const activation = this.offlineActivation(card);
     if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
-    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card)]
+    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card), ...this.offlineBattleAndStats(card)]
       .map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
@@ -880,6 +900,25 @@ class Recorder {
     return [...(targets.length ? [{ label: N_("Attack"), event: { ...attack, target: targets[0] },
       choices: targets.length > 1 ? { target: targets } : {} }] : []),
       { label: N_("Attack directly"), event: attack }];
+  }
+
+  // BATTLE-06, an effect's ATK/DEF: the attacker's attack stopped, a face-up monster's figures
+  // set, as the rules' list offers them (by no cause: offline the page cannot tell the link just
+  // resolved; the figures' fields are the sheet's as online).
+  offlineBattleAndStats(card) {
+    const board = this.board, out = [];
+    const onField = board.players.some((side) => side.mzone.some((c) => c && c.id === card.id))
+      || board.emz.some((c) => c && c.id === card.id);
+    if (!onField) return out;
+    if (board.attack && board.attack.attacker && board.attack.attacker.id === card.id) {
+      out.push({ label: N_("Stop this attack"), event: { kind: "attack_cancelled" } });
+    }
+    if (!card.hidden && card.position !== "set" && card.atk !== undefined && card.atk !== null) {
+      const link = (this.types.get(this.shows[card.id] || card.code) || 0) & TYPE.LINK;
+      out.push({ label: N_("Change ATK/DEF"), event: { kind: "stats_changed", card: card.id, atk: card.atk,
+        ...(link ? {} : { defense: card.defense }) } });
+    }
+    return out;
   }
 
   cardOnBoard(id) {
