@@ -7,16 +7,24 @@
 - A monster's ATK/DEF set by an effect (``stats_changed``) and an attack stopped (``attack_cancelled``)
   are each a tap on the card, by the card of the link just resolved: both were typed whole in
   *Something else…* (six taps and four).
+- ZONE-11: a card a view knew, put at a named place in between the top and the bottom of a Deck
+  ("the 3rd from the top", "into the Deck, not shuffled"), stays known there, where it is, as the
+  cards put on it move it down, until the Deck is shuffled or a card is taken out of it (a draw, a
+  mill: the view cannot tell which side of it that card lay). Only the top and the bottom were
+  followed: the table's recorder could not name it for the effect that then took it.
 """
 from __future__ import annotations
 
 import pytest
 
-from duel import POT
+from duel import CARDS, DARK_MAGICIAN, POT, fold
 from test_release import auth, client, store  # noqa: F401  (fixtures)
 from test_service_table_recording import (CYLINDER_RESOLVED, TURN_2, VORSE_SUMMONED, WARWOLF_ATTACKS, at_the_table,
                                           offered, tapped)
-from test_table_22b import FIELD_SET, NAMED, _cite, _told
+from test_table_22b import DRAW, FIELD_SET, NAMED, ON_BOARD, VIEWERS, _cite, _known_in_deck, _put, _told
+from test_views import named_only_where_allowed, replay, walk_file
+from ygoreplay.events import from_dict
+from ygoreplay.replay_file import dumps, loads
 
 #: Player 1's own Field Spell Set too, and Pot of Greed activated from its hand: a chain of one link.
 CHAIN_OPEN = (*FIELD_SET, {"kind": "spell_trap_set", "player": 1, "card": "p1.m2", "field_zone": True},
@@ -73,3 +81,57 @@ def test_the_attackers_sheet_stops_its_attack_in_one_tap(client) -> None:  # noq
     assert offered(client, duel, "p1.m0", "", "Stop this attack")["event"] == {"kind": "attack_cancelled"}
     r = client.get(f"/duels/{duel['id']}/actions", params={"card": "p0.m0"}, headers=auth(duel["tokens"]["judge"]))
     assert "Stop this attack" not in {a["label"] for a in r.json()["actions"]}
+
+
+# -- ZONE-11: a card put in between the top and the bottom of a Deck ---------------------------
+
+#: Dark Magician, face-up, put 3rd from the top of player 0's Deck of 10; then Pot of Greed from
+#: the hand on top of it (hidden but from player 0), then Vorse Raider put 8th, below it.
+IN_BETWEEN = [ON_BOARD, _put("p0.s13", 2), _put("p0.s11", 0), _put("p0.s12", 7)]
+#: What each view then knows of player 0's Deck: Dark Magician 4th (its owner the Pot on top too).
+KEPT = {"p0": [(0, POT), (3, DARK_MAGICIAN), (7, 14898066)]}
+
+
+def _taken(events: list[dict]) -> dict[str, list[dict]]:
+    top = fold(*events).sides[0].deck[0]
+    return {"its owner's draw": [DRAW],
+            "a mill of the top card": [{"kind": "card_moved", "card": top, "to": [0, "gy"], "source": [0, "deck", 0],
+                                        "reason": "sent"}],
+            "a shuffle": [{"kind": "deck_shuffled", "player": 0}],
+            "the top card put at the bottom": [_put(top, None)]}
+
+
+@pytest.mark.parametrize("view", VIEWERS)
+def test_a_card_put_in_between_stays_known_where_it_is_until_a_card_is_taken_out(view) -> None:
+    assert _known_in_deck(IN_BETWEEN[:2], view) == [(2, DARK_MAGICIAN)]
+    kept = KEPT.get(view, [(3, DARK_MAGICIAN)])
+    assert _known_in_deck(IN_BETWEEN, view) == kept
+    assert _known_in_deck([*IN_BETWEEN, {"kind": "deck_shuffled", "player": 1}], view) == kept
+    for how, taken in _taken(IN_BETWEEN).items():
+        left = _known_in_deck([*IN_BETWEEN, *taken], view)
+        assert (3, DARK_MAGICIAN) not in left and (2, DARK_MAGICIAN) not in left, (how, left)
+
+
+@pytest.mark.parametrize("view", VIEWERS)
+def test_the_bottom_card_stays_known_past_a_draw_the_card_in_between_does_not(view) -> None:
+    """The bottom stays the bottom whichever card a draw takes; a card in between may move up."""
+    events = [ON_BOARD, _put("p0.s13", None), _put("p0.s12", 4)]
+    assert (11, DARK_MAGICIAN) in _known_in_deck(events, view)
+    after = _known_in_deck([*events, DRAW], view)
+    assert (10, DARK_MAGICIAN) in after and all(code != 14898066 for _, code in after), after
+
+
+@pytest.mark.parametrize("view", ("spectator", "p0", "p1"))      # the views a file is made for
+def test_each_view_names_a_deck_card_only_where_it_is_and_only_one_it_may_follow(view) -> None:
+    """The privacy oracle (``test_views``), which also checks that a card a view names in a Deck
+    lies there, at every event: the card put in between is named, where it is, then lost."""
+    for taken in _taken(IN_BETWEEN).values():
+        events = [from_dict(e) for e in (*IN_BETWEEN, *taken)]
+        named = []                                 # Dark Magician's places in the view's Deck, event by event
+
+        def watched(walked):
+            for index, state, truth, followed in walked:
+                named.append([i for i, d in enumerate(state.sides[0].deck) if state.cards[d].code == DARK_MAGICIAN])
+                yield index, state, truth, followed
+        named_only_where_allowed(watched(walk_file(loads(dumps(replay(events, view))), events, CARDS, view)))
+        assert named == [[], [2], [3], [3], []]
