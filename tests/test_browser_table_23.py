@@ -93,3 +93,45 @@ def test_an_attack_stopped_is_two_taps_on_the_attacker_online_and_offline(servic
         expect(table.page.locator('#board .card[data-card="p1.m0"]')).to_have_count(1)
     assert not table.errors, table.errors
     table.close()
+
+
+def _place(table: Table, card: str, place: int, where: str = "#board") -> None:
+    row = '#sheet-actions .action[data-label="Place in the Deck, from the top"]'
+    table.tap(f'{where} .card[data-card="{card}"]')
+    expect(table.page.locator("#sheet")).to_have_attribute("data-card", card)
+    expect(table.page.locator(f'{row} input[data-stat="place"]')).to_have_count(1, timeout=30_000)
+    table.page.fill(f'{row} input[data-stat="place"]', str(place))
+    table.taps += 1
+    table.tap(f"{row} button.big")
+
+
+def test_a_monster_placed_3rd_from_the_top_shows_there_and_is_milled_by_a_tap(service, browser):  # noqa: F811
+    """ZONE-11: "put it 3rd from the top": the sheet's action, its place typed (3, as the players
+    count), stored at index 2; the Deck shows it as #3, a tap on it sends it to the GY. Offline,
+    the page's own list places it as well."""
+    duel, table, played = vorse_summoned(service, browser, "3rd from the top")
+    _place(table, "p0.m0", 3)
+    table.settled(len(played) + 1)
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["card"], last["to"], last["reason"]) == ("card_moved", "p0.m0", [0, "deck", 2], "returned")
+    placed = table.page.locator('#board .deck .deck-place').filter(has=table.page.locator('.card[data-card="p0.m0"]'))
+    expect(placed).to_have_count(1, timeout=30_000)
+    expect(placed).to_contain_text("#3")
+    expect(placed).to_contain_text("Vorse")
+    no_overflow(table.page)
+    table.card("p0.m0")
+    table.sheet_action("Send to the GY")
+    table.settled(len(played) + 2)
+    assert stored(service.url, duel)[-1]["to"] == [0, "gy"]
+    expect(placed).to_have_count(0)
+    table.context.set_offline(True)                  # the network drops: the page's own list
+    table.tap('[data-move="phase-battle"]')
+    expect(table.page.locator("body")).to_have_attribute("data-queued", "1", timeout=30_000)
+    table.tap('#board details.pilelist:has(.card[data-card="p0.m0"]) summary')     # the GY's list
+    _place(table, "p0.m0", 5, "#board details.pilelist[open]")
+    expect(table.page.locator("body")).to_have_attribute("data-queued", "2", timeout=30_000)
+    table.context.set_offline(False)
+    table.settled(len(played) + 4)
+    assert stored(service.url, duel)[-1]["to"] == [0, "deck", 4]
+    assert not table.errors, table.errors
+    table.close()

@@ -19,11 +19,13 @@ import pytest
 
 from duel import CARDS, DARK_MAGICIAN, POT, fold
 from test_release import auth, client, store  # noqa: F401  (fixtures)
-from test_service_table_recording import (CYLINDER_RESOLVED, TURN_2, VORSE_SUMMONED, WARWOLF_ATTACKS, at_the_table,
-                                          offered, tapped)
+from test_service_table_recording import (CYLINDER_RESOLVED, TURN_2, VORSE, VORSE_SUMMONED, WARWOLF_ATTACKS,
+                                          at_the_table, offered, tapped)
 from test_table_22b import DRAW, FIELD_SET, NAMED, ON_BOARD, VIEWERS, _cite, _known_in_deck, _put, _told
 from test_views import named_only_where_allowed, replay, walk_file
+from ygoreplay import i18n
 from ygoreplay.events import from_dict
+from ygoreplay.log import judge_steps, narrate
 from ygoreplay.replay_file import dumps, loads
 
 #: Player 1's own Field Spell Set too, and Pot of Greed activated from its hand: a chain of one link.
@@ -89,7 +91,7 @@ def test_the_attackers_sheet_stops_its_attack_in_one_tap(client) -> None:  # noq
 #: the hand on top of it (hidden but from player 0), then Vorse Raider put 8th, below it.
 IN_BETWEEN = [ON_BOARD, _put("p0.s13", 2), _put("p0.s11", 0), _put("p0.s12", 7)]
 #: What each view then knows of player 0's Deck: Dark Magician 4th (its owner the Pot on top too).
-KEPT = {"p0": [(0, POT), (3, DARK_MAGICIAN), (7, 14898066)]}
+KEPT = {"p0": [(0, POT), (3, DARK_MAGICIAN), (7, VORSE)]}
 
 
 def _taken(events: list[dict]) -> dict[str, list[dict]]:
@@ -118,7 +120,7 @@ def test_the_bottom_card_stays_known_past_a_draw_the_card_in_between_does_not(vi
     events = [ON_BOARD, _put("p0.s13", None), _put("p0.s12", 4)]
     assert (11, DARK_MAGICIAN) in _known_in_deck(events, view)
     after = _known_in_deck([*events, DRAW], view)
-    assert (10, DARK_MAGICIAN) in after and all(code != 14898066 for _, code in after), after
+    assert (10, DARK_MAGICIAN) in after and all(code != VORSE for _, code in after), after
 
 
 @pytest.mark.parametrize("view", ("spectator", "p0", "p1"))      # the views a file is made for
@@ -135,3 +137,30 @@ def test_each_view_names_a_deck_card_only_where_it_is_and_only_one_it_may_follow
                 yield index, state, truth, followed
         named_only_where_allowed(watched(walk_file(loads(dumps(replay(events, view))), events, CARDS, view)))
         assert named == [[], [2], [3], [3], []]
+
+
+#: What each language says of Dark Magician put 3rd from the top of its Deck.
+THIRD = {"en": "→ place 3 from the top of Player 0's Deck (returned)", "ja": "の上から3枚目", "ko": "위에서 3번째",
+         "zh-Hans": "从上数第3张", "zh-Hant": "從上數第3張"}
+
+
+@pytest.mark.parametrize("language", sorted(THIRD))
+def test_the_log_line_says_the_place_in_between(language) -> None:
+    with i18n.using(language):
+        said = list(narrate(judge_steps([from_dict(e) for e in IN_BETWEEN[:2]], CARDS)))[-1].text
+    assert THIRD[language] in said, said
+
+
+def test_the_tables_recorder_places_a_card_3rd_from_the_top_and_names_it_there(client) -> None:  # noqa: F811
+    """At the table: Vorse Raider put 3rd from the top of its Deck (the sheet's action, its place
+    typed), shown at that place on the table's board, then sent from there to the GY by name."""
+    duel, recorder = at_the_table(client, VORSE_SUMMONED)
+    place = offered(client, duel, "p0.m0", "", "Place in the Deck, from the top")
+    assert place["event"] == {"kind": "card_moved", "card": "p0.m0", "to": [0, "deck", 2], "reason": "returned"}
+    board = tapped(client, duel, recorder, place["event"])
+    assert [(i, c["id"], c["code"]) for i, c in board["players"][0]["deck_places"]] == [(2, "p0.m0", VORSE)]
+    assert board["players"][0]["deck_top"] is None
+    spectator = client.get(f"/duels/{duel['id']}/state", headers=auth(duel["tokens"]["spectator"])).json()["board"]
+    assert [c["code"] for _, c in spectator["players"][0]["deck_places"]] == [VORSE]
+    board = tapped(client, duel, recorder, {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "reason": "sent"})
+    assert [c["id"] for c in board["players"][0]["gy"]] == ["p0.m0"] and board["players"][0]["deck_places"] == []

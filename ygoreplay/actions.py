@@ -337,8 +337,8 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
 
 def _to_deck(state: DuelState, card: Card) -> Iterator[Proposal]:
     """ZONE-11: a card returned to its owner's Deck is shuffled in unless its effect places it on
-    the top or the bottom, where it stays known (the next draw takes a card put on top). The tap
-    was a shuffle alone: a card put back on top was lost to the record, and the draw after it too."""
+    the top, the bottom or a place in between (the 3rd from the top), where it stays known (the next
+    draw takes a card put on top, ``views._lost_places``). The tap was a shuffle alone: a card put back on top was lost to the record, and the draw after it too."""
     owner = card.owner
     yield N_("Shuffle into the Deck"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK],
                                         "reason": "shuffled"}, {}
@@ -347,6 +347,9 @@ def _to_deck(state: DuelState, card: Card) -> Iterator[Proposal]:
     yield N_("Return to the bottom of the Deck"), {"kind": "card_moved", "card": card.id,
                                                    "to": [owner, DECK, len(state.sides[owner].deck)],
                                                    "reason": "returned"}, {}
+    if len(state.sides[owner].deck) >= 2:          # in between: "the 3rd from the top" (the page types the place)
+        yield N_("Place in the Deck, from the top"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK, 2],
+                                                      "reason": "returned"}, {}
 
 
 def _leaving(state: DuelState) -> Iterator[Proposal]:

@@ -65,6 +65,8 @@ const PHASES = [["draw", N_("DP"), "d", N_("Draw Phase")], ["standby", N_("SP"),
 const LP_OPS = [["effect_damage", N_("Damage"), "d"], ["battle_damage", N_("Battle"), "b"], ["cost", N_("Pay"), "p"],
   ["gain", N_("Gain"), "g"], ["halve", N_("Halve"), "h"]];
 const STEPS = [["battle", N_("Battle step")], ["damage", N_("Damage step")], ["end", N_("End step")]];
+// ZONE-11: the sheet's action putting a card in between the top and the bottom of its Deck (its place typed)
+const PLACE_IN_DECK = N_("Place in the Deck, from the top");
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
   "chain_link_resolved", "chain_ended"]);
@@ -735,7 +737,8 @@ class Recorder {
     const row = el("div", "action");
     row.dataset.label = action.label;             // the English, as scripts match it; shown in the page's language
     const shown = action.label_translated || action.label;
-    const stats = action.event.kind === "stats_changed" ? this.statFields(action.event) : null;
+    const stats = action.event.kind === "stats_changed" ? this.statFields(action.event)
+      : action.label === PLACE_IN_DECK ? this.placeField(action.event) : null;
     const main = button(shown, () => this.enter([stats ? stats.event() : action.event], shown), "big");
     main.dataset.action = action.label;
     main.dataset.kind = action.event.kind;
@@ -774,6 +777,18 @@ class Recorder {
     const typed = () => Object.fromEntries(inputs.filter((i) => i.value !== "" && Number.isFinite(Number(i.value)))
       .map((i) => [i.dataset.stat, Math.max(0, Math.round(Number(i.value)))]));
     return { inputs, event: () => ({ ...event, ...typed() }) };
+  }
+
+  // ZONE-11: a card put at a place in the Deck an effect names ("the 3rd from the top"): the
+  // place typed, counted from 1 at the top as the players say it; stored from 0, as the record
+  // counts. Only the top and the bottom were a tap; in between was typed whole.
+  placeField(event) {
+    const input = el("input", "stat");
+    Object.assign(input, { type: "number", min: "1", step: "1", inputMode: "numeric", value: String(event.to[2] + 1) });
+    input.setAttribute("aria-label", t("Place from the top"));
+    input.dataset.stat = "place";
+    const place = () => Math.max(0, Math.round(Number(input.value) || 1) - 1);
+    return { inputs: [input], event: () => ({ ...event, to: [event.to[0], event.to[1], place()] }) };
   }
 
   choiceText(event, field, value) {
@@ -835,7 +850,8 @@ class Recorder {
     const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
       ? [["extra", N_("Return to the Extra Deck")]]
       : [["hand", N_("Return to the hand")], ["deck", N_("Shuffle into the Deck"), undefined, "shuffled"],
-        ["deck", N_("Return to the top of the Deck"), 0], ["deck", N_("Return to the bottom of the Deck"), deck]];
+        ["deck", N_("Return to the top of the Deck"), 0], ["deck", N_("Return to the bottom of the Deck"), deck],
+        ...(deck >= 2 ? [["deck", PLACE_IN_DECK, 2]] : [])];
     for (const [zone, label, index, why] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ...back]) {
       const owner = zone === "hand" ? card.controller : card.owner;
       const to = index === undefined ? [owner, zone] : [owner, zone, index];
