@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from test_browser import browser, service  # noqa: F401  (the fixtures)
-from test_browser_record import Table, no_overflow, stored
+from test_browser_record import Table, in_main_1, no_overflow, stored
 from test_browser_table_22 import VORSE, vorse_summoned
 from test_service import auth, create
 
@@ -133,5 +133,71 @@ def test_a_monster_placed_3rd_from_the_top_shows_there_and_is_milled_by_a_tap(se
     table.context.set_offline(False)
     table.settled(len(played) + 4)
     assert stored(service.url, duel)[-1]["to"] == [0, "deck", 4]
+    assert not table.errors, table.errors
+    table.close()
+
+
+def test_a_whole_duel_at_the_table_a_monster_destroyed_by_battle_is_a_tap_on_the_bar(service, browser):  # noqa: F811
+    """A duel of A and B as a scorekeeper records it at 360 px, from the start form to the win:
+    Vorse Raider summoned, Gene-Warped Warwolf's attack on it, the damage calculation, the battle
+    damage, then Vorse Raider to the GY destroyed by battle (BATTLE-14) from the bar, as the damage
+    was; an effect's ATK on Warwolf, the last 7900 as effect damage, the win. The bar forgot the
+    monster the calculation destroyed: the scorekeeper had to find it on the board and open its
+    sheet, or the duel went on with it on the field."""
+    duel = create(service.url, title="a whole duel", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    in_main_1(table)
+    n = 9
+    table.tap("#side-bottom .hand .card >> nth=0")
+    vorse = table.page.get_attribute("#sheet", "data-card")
+    table.name(vorse, VORSE)
+    table.sheet_action("Normal Summon")
+    n += 1
+    table.settled(n)
+    for move in ("phase-end", "next-turn", "phase-draw", "draw-card", "phase-standby", "phase-main1"):
+        table.tap(f'[data-move="{move}"]')
+        n += 1
+        table.settled(n)
+    table.tap("#side-top .hand .card >> nth=0")
+    warwolf = table.page.get_attribute("#sheet", "data-card")
+    table.name(warwolf, WARWOLF)
+    table.sheet_action("Normal Summon")
+    table.tap('[data-move="phase-battle"]')
+    n += 2
+    table.settled(n)
+    table.card(warwolf)
+    table.sheet_action("Attack")                      # the Battle Step entered with it
+    table.tap('[data-move="step-damage"]')
+    n += 3
+    table.settled(n)
+    table.move("damage_calculated")
+    n += 1
+    table.settled(n)
+    table.move("life_points_changed")
+    n += 1
+    table.settled(n)
+    before = table.taps
+    to_gy = table.page.locator('#moves .action[data-label="To the GY (destroyed by battle)"] button.big')
+    expect(to_gy).to_have_count(1, timeout=30_000)
+    expect(to_gy).to_contain_text("Vorse Raider")
+    table.move("card_moved")
+    n += 1
+    table.settled(n)
+    assert table.taps - before == 1
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["card"], last["to"], last["reason"]) == ("card_moved", vorse, [0, "gy"], "battle")
+    expect(to_gy).to_have_count(0)
+    assert _stats(table, warwolf, 2500) <= 3
+    n += 1
+    table.settled(n)
+    table.keypad(0, 7900, "effect_damage")
+    n += 1
+    table.settled(n)
+    table.move("duel_ended")
+    n += 1
+    table.settled(n)
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["winner"]) == ("duel_ended", 1)
+    no_overflow(table.page)
     assert not table.errors, table.errors
     table.close()

@@ -164,3 +164,20 @@ def test_the_tables_recorder_places_a_card_3rd_from_the_top_and_names_it_there(c
     assert [c["code"] for _, c in spectator["players"][0]["deck_places"]] == [VORSE]
     board = tapped(client, duel, recorder, {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "reason": "sent"})
     assert [c["id"] for c in board["players"][0]["gy"]] == ["p0.m0"] and board["players"][0]["deck_places"] == []
+
+
+def test_a_monster_the_damage_calculation_destroyed_is_among_the_turns_moves(client) -> None:  # noqa: F811
+    """BATTLE-14: Warwolf (2000) destroys Vorse Raider (1900): the turn's moves offer it to the GY,
+    destroyed by battle, as they offer the battle damage; once it is there, no more."""
+    duel, recorder = at_the_table(client, VORSE_SUMMONED, *TURN_2, *WARWOLF_ATTACKS,
+                                  {"kind": "step_entered", "step": "damage"},
+                                  {"kind": "damage_calculated", "destroyed": ["p0.m0"], "damage": [100, 0]})
+
+    def moves() -> dict:
+        r = client.get(f"/duels/{duel['id']}/actions", headers=auth(duel["tokens"]["judge"]))
+        return {a["label"]: a for a in r.json()["actions"]}
+    to_gy = moves()["To the GY (destroyed by battle)"]
+    assert to_gy["event"] == {"kind": "card_moved", "card": "p0.m0", "to": [0, "gy"], "reason": "battle"}
+    assert to_gy["choices"] == {"card": ["p0.m0"]} and to_gy["verdict"] == "legal"
+    tapped(client, duel, recorder, to_gy["event"])
+    assert "To the GY (destroyed by battle)" not in moves()

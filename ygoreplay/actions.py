@@ -386,6 +386,13 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
                 yield say("Battle damage {amount} to {player}", amount=amount, player=_name(state, p)), {
                     "kind": "life_points_changed", "player": p, "amount": amount, "reason": "battle_damage",
                     "lp": max(0, state.sides[p].lp - amount)}, {}
+    if attack is not None and attack.calculated:  # BATTLE-14: what the calculation destroyed, still on the field
+        for card_id in attack.destroyed:
+            card = state.cards.get(card_id)
+            if card is not None and card.zone == MZONE:
+                yield N_("To the GY (destroyed by battle)"), {"kind": "card_moved", "card": card_id,
+                                                              "to": [card.owner, GY], "reason": "battle"}, {
+                    "card": [card_id]}
     passer = priority_holder(state)               # PRIO-01/03, CHAIN-04: the pass is the holder's
     if state.chain:
         yield N_("Pass"), {"kind": "priority_passed", "player": passer}, {}
