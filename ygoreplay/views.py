@@ -933,8 +933,11 @@ def _lost_places(event: Event, state: DuelState, decks: list[list[str]], known: 
     lost: set[str] = set()
     for p, before in enumerate(decks):
         after = state.sides[p].deck
+        if len(before) <= 2:
+            continue
         taken = isinstance(event, CardMoved) and event.card in before      # out of it, if back in it too
-        if len(before) > 2 and (taken or len(after) < len(before) or not set(before) <= set(after)):
+        if taken or len(after) < len(before) or (len(after) == len(before) and after != before
+                                                 and not set(before) <= set(after)):
             lost.update(c for c in before[1:-1] if c in known and c in after)
     return lost
 
