@@ -247,26 +247,30 @@ def walk_file(view_file: ReplayFile, events, cards, view: str):
     right now) after each event, folding the view's file and the full record side by side. A
     card may be named while it is public to the view, and while it stays on the field after that
     (a monster turned face-down in front of everyone); once it goes into a hidden pile it may not,
-    but for a Deck it was put on the top or at the bottom of (ZONE-11: a ``card_moved`` naming its
-    place), until a card comes into that Deck otherwise (shuffled in) or it is shuffled."""
+    but for a Deck it was put in at a named place of (ZONE-11: a ``card_moved`` naming its place),
+    until a card comes into that Deck otherwise (shuffled in) or it is shuffled, or, neither its top
+    nor its bottom, until a card is taken out of that Deck (the view cannot tell which side of it)."""
     judge = History(cards, audit=True)
     followed: set[str] = set()
     states = ViewReplay(view_file.events, view_file.cards, view_file.disclosures, view_file.renames).states()
     for index, state in enumerate(states):
         event = events[index]
-        decks = [set(side.deck) for side in judge.state.sides]
+        orders = [list(side.deck) for side in judge.state.sides]
+        decks = [set(order) for order in orders]
         judge.append(event)
-        at = event.to.index if event.kind == "card_moved" and event.to.zone == DECK and event.reason != "shuffled" \
-            else None                                  # the top, or the bottom: past the others
-        placed = event.card if at is not None and (at == 0 or at >= len(decks[event.to.controller] - {event.card})) \
-            else None
+        placed = event.card if event.kind == "card_moved" and event.to.zone == DECK and event.reason != "shuffled" \
+            and event.to.index is not None else None     # at a place it names: the top, the 3rd, the bottom
         mixed = {p for p, side in enumerate(judge.state.sides) if set(side.deck) - decks[p] - {placed}}
         if isinstance(event, DeckShuffled):
             mixed.add(event.player)
+        between = {cid for p, order in enumerate(orders)        # a card taken out: the middle's places unknown
+                   if getattr(event, "card", None) in decks[p] or decks[p] - set(judge.state.sides[p].deck)
+                   for cid in order[1:-1]}
         for cid, card in judge.state.cards.items():
             if public_to(view, card) and not (card.revealed and card.zone in (HAND, DECK)):
                 followed.add(cid)
-            elif card.zone == DECK and (cid == placed or cid in decks[card.owner]) and card.owner not in mixed:
+            elif card.zone == DECK and (cid == placed or cid in decks[card.owner] and cid not in between) \
+                    and card.owner not in mixed:
                 continue                           # still followed (when it was) where it was put
             elif card.zone not in (MZONE, SZONE, FZONE, OVERLAY):
                 followed.discard(cid)
@@ -314,6 +318,10 @@ def named_only_where_allowed(walked) -> tuple[int, int]:
                 allowed = _named(truth, [c for c in truth_ids if c in followed])
                 named = _named(state, view_ids)
                 assert not named - allowed, f"event {index}: player {player}'s {place} names {named - allowed}"
+                if place == "deck":                # ZONE-11: a card named in a Deck is named where it is
+                    for at, (seen, true) in enumerate(zip(view_ids, truth_ids)):
+                        code = state.cards[seen].code
+                        assert code in (0, truth.cards[true].code), f"event {index}: player {player}'s Deck, {at}"
                 shown += sum(named.values())
                 hidden += len(view_ids) - sum(named.values())
     return shown, hidden

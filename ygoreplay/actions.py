@@ -191,6 +191,7 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                 yield N_("Attack"), {"kind": "attack_declared", "player": me, "attacker": cid, "target": targets[0]}, (
                     {"target": targets} if len(targets) > 1 else {})
             yield N_("Attack directly"), {"kind": "attack_declared", "player": me, "attacker": cid}, {}
+        yield from _battle_and_stats(state, card)
         if card.position == SET:
             yield N_("Flip Summon"), {"kind": "flip_summoned", "player": me, "card": cid}, {}
         else:
@@ -214,6 +215,22 @@ def _for_card(state: DuelState, card: Card) -> Iterator[Proposal]:
                                                   "method": method}, "zone", _free_monster_zones(state, card.owner))
         yield N_("Activate an effect"), {"kind": "activated", "player": card.owner, "card": cid, "effect_type": "quick"}, {}
         yield from _moves(state, card, (HAND, GY, BANISHED, DECK), "added" if zone == DECK else "returned")
+
+
+def _battle_and_stats(state: DuelState, card: Card) -> Iterator[Proposal]:
+    """The attacker's attack stopped (BATTLE-06), a face-up monster's ATK/DEF set as an effect
+    sets them: each a tap on the card, by the card of the link just resolved when there is one.
+    Both were typed whole in *Something else…*, four and six taps, at the speed of play."""
+    cause = {"cause": state.resolved[-1][0]} if state.resolving and state.resolved else {}
+    attack = state.attack
+    if attack is not None and not attack.calculated and attack.attacker == card.id:
+        by = state.cards.get(cause.get("cause", ""))
+        yield N_("Stop this attack"), {"kind": "attack_cancelled", **cause,
+                                       **({"player": by.controller} if by is not None else {})}, {}
+    if card.face_up:
+        stats = {"atk": card.current_atk} if card.facts.is_link else {"atk": card.current_atk,
+                                                                      "defense": card.current_def}
+        yield N_("Change ATK/DEF"), {"kind": "stats_changed", "card": card.id, **stats, **cause}, {}
 
 
 #: The Extra Deck procedures a tap may enter, by the facts' flag that allows each (XYZ-01, SYN-01,
@@ -320,8 +337,8 @@ def _moves(state: DuelState, card: Card, zones: tuple[str, ...], reason: str) ->
 
 def _to_deck(state: DuelState, card: Card) -> Iterator[Proposal]:
     """ZONE-11: a card returned to its owner's Deck is shuffled in unless its effect places it on
-    the top or the bottom, where it stays known (the next draw takes a card put on top). The tap
-    was a shuffle alone: a card put back on top was lost to the record, and the draw after it too."""
+    the top, the bottom or a place in between (the 3rd from the top), where it stays known (the next
+    draw takes a card put on top, ``views._lost_places``). The tap was a shuffle alone: a card put back on top was lost to the record, and the draw after it too."""
     owner = card.owner
     yield N_("Shuffle into the Deck"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK],
                                         "reason": "shuffled"}, {}
@@ -330,6 +347,9 @@ def _to_deck(state: DuelState, card: Card) -> Iterator[Proposal]:
     yield N_("Return to the bottom of the Deck"), {"kind": "card_moved", "card": card.id,
                                                    "to": [owner, DECK, len(state.sides[owner].deck)],
                                                    "reason": "returned"}, {}
+    if len(state.sides[owner].deck) >= 2:          # in between: "the 3rd from the top" (the page types the place)
+        yield N_("Place in the Deck, from the top"), {"kind": "card_moved", "card": card.id, "to": [owner, DECK, 2],
+                                                      "reason": "returned"}, {}
 
 
 def _leaving(state: DuelState) -> Iterator[Proposal]:
@@ -366,6 +386,13 @@ def _for_turn(state: DuelState) -> Iterator[Proposal]:
                 yield say("Battle damage {amount} to {player}", amount=amount, player=_name(state, p)), {
                     "kind": "life_points_changed", "player": p, "amount": amount, "reason": "battle_damage",
                     "lp": max(0, state.sides[p].lp - amount)}, {}
+    if attack is not None and attack.calculated:  # BATTLE-14: what the calculation destroyed, still on the field
+        for card_id in attack.destroyed:
+            card = state.cards.get(card_id)
+            if card is not None and card.zone == MZONE:
+                yield N_("To the GY (destroyed by battle)"), {"kind": "card_moved", "card": card_id,
+                                                              "to": [card.owner, GY], "reason": "battle"}, {
+                    "card": [card_id]}
     passer = priority_holder(state)               # PRIO-01/03, CHAIN-04: the pass is the holder's
     if state.chain:
         yield N_("Pass"), {"kind": "priority_passed", "player": passer}, {}

@@ -41,6 +41,11 @@ def _row(cards: dict[str, Card], ids: list) -> list:
     return [None if card_id is None else _drawn(cards, cards[card_id]) for card_id in ids]
 
 
+def _known_places(cards: dict[str, Card], deck: list[str]) -> list[list]:
+    known = [[i, _drawn(cards, cards[c])] for i, c in enumerate(deck[1:], 1) if cards[c].code]
+    return [] if len(known) == len(deck) - 1 else known
+
+
 def board(state: DuelState) -> dict:
     """Both fields, hands, piles, LP, turn, phase, the chain, the attack and the result."""
     players = []
@@ -52,6 +57,10 @@ def board(state: DuelState) -> dict:
             # ZONE-11: the Deck's top card where this state knows it (a view: one put there face-up,
             # followed until the Deck is shuffled, ``views._learn``), else None: what a mill takes
             "deck_top": card(state, side.deck[0]) if side.deck and cards[side.deck[0]].code else None,
+            # and the cards it knows in between, by place from the top (0: the top): one put "3rd from
+            # the top" (``views._lost_places``); none where it knows the whole Deck (a judge's record:
+            # no place is told apart there)
+            "deck_places": _known_places(cards, side.deck),
             # why the rules say this player has lost (WIN-01 "lp", WIN-02 "deck_out"), even before
             # the record's duel_ended, or None: a viewer marks LP 0 in a duel the record left open
             "lost": state.must_lose.get(p),

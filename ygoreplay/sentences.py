@@ -392,8 +392,9 @@ def _moved(w: Line, e, n: "Narrator") -> str:
 
 
 def _deck_place(s: DuelState, e, pile: str) -> str:
-    """ZONE-11: a card put on the top or at the bottom of a Deck, not shuffled in, is said to be:
-    the place is what everyone at the table follows (the next draw takes the top card)."""
+    """ZONE-11: where in a Deck a card put there, not shuffled in, goes (the top, the bottom, the 3rd
+    from the top) is said: the place is what everyone at the table follows (the next draw takes the
+    top card)."""
     index = e.to.index
     if e.to.zone != DECK or index is None or e.reason == "shuffled":
         return pile
@@ -402,7 +403,7 @@ def _deck_place(s: DuelState, e, pile: str) -> str:
         return t("the top of {pile}", pile=pile)
     if index >= len(deck) - (e.card in deck):
         return t("the bottom of {pile}", pile=pile)
-    return pile
+    return t("place {n} from the top of {pile}", n=index + 1, pile=pile)      # "the 3rd from the top"
 
 
 @describes("card_revealed")

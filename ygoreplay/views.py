@@ -672,11 +672,12 @@ class Redactor:
                        if state.sides[p].deck != decks[p] and not set(state.sides[p].deck) - made <= set(decks[p])
                        or (isinstance(event, DeckShuffled) and event.player == p)}
         unfollowed = _shuffled_decks(event, state, decks, made) if mixed_decks else set()
+        lost = _lost_places(event, state, decks, names.known) if names.known else set()
         looked = _Looked(state)
         if self.looked is None or went_back is not None or self.full_scan:
-            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed)
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed, lost)
         else:
-            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed,
+            _learn(index, state, view, names, shown, mixed_decks, out, seen, looked.chained, unfollowed, lost,
                    *looked.changed_since(self.looked, shown))
         self.looked = looked
         if shuffled is not None:
@@ -914,28 +915,43 @@ def _shuffled_decks(event: Event, state: DuelState, decks: list[list[str]], made
     """The Decks whose order nobody follows any more after ``event`` (ZONE-11): one shuffled, or
     that took in a card with no place named (shuffled in). A card put on the top or at the bottom
     (a ``card_moved`` naming that place, not ``shuffled``) leaves the order followed: a card known
-    there stays known there. Put anywhere else, it is followed no more (the view's own Deck, in no
-    true order, keeps its top and bottom only)."""
+    there stays known there, and so does one put at a named place in between ("the 3rd from the
+    top", "into the Deck, not shuffled"): the view inserts it at that very place
+    (``_lost_places``)."""
     if isinstance(event, DeckShuffled):
         return {event.player}
-    placed = None
-    card = state.cards.get(event.card) if isinstance(event, CardMoved) else None
-    if card is not None and event.to.zone == DECK and event.to.index is not None and event.reason != "shuffled":
-        before = decks[card.owner]
-        if event.to.index == 0 or event.to.index >= len(before) - (event.card in before):
-            placed = event.card
+    placed = (event.card if isinstance(event, CardMoved) and event.to.zone == DECK and event.to.index is not None
+              and event.reason != "shuffled" else None)
     return {p for p in (0, 1) if any(c != placed for c in set(state.sides[p].deck) - made - set(decks[p]))}
+
+
+def _lost_places(event: Event, state: DuelState, decks: list[list[str]], known: set[str]) -> set[str]:
+    """ZONE-11: the known cards of a Deck that lost a card (a draw, a mill, a card taken) and lay
+    neither on its top nor at its bottom: the view's own Deck is in no true order but where it
+    knows a card, so the card it took out, named, may lie on the other side of one of these there
+    (its top and its bottom stay where they are). Where each is now, nobody tells the view: lost."""
+    lost: set[str] = set()
+    for p, before in enumerate(decks):
+        after = state.sides[p].deck
+        if len(before) <= 2:
+            continue
+        taken = isinstance(event, CardMoved) and event.card in before      # out of it, if back in it too
+        if taken or len(after) < len(before) or (len(after) == len(before) and after != before
+                                                 and not set(before) <= set(after)):
+            lost.update(c for c in before[1:-1] if c in known and c in after)
+    return lost
 
 
 def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[str],
            mixed_decks: set[int], out: Redaction, seen: set[str], chained: set[str], shuffled: set[int],
-           only: list[str] | None = None, gone: set[str] | None = None) -> None:
+           lost: set[str] = frozenset(), only: list[str] | None = None, gone: set[str] | None = None) -> None:
     """What the view learns at this event (disclosures), and which hidden piles it must lose
     track of: a Deck that was shuffled or took a card in, and any hidden pile a card the view
     knew went into, or that holds a card shown by events a rollback just reverted (what the
     viewer saw stays seen). A card the view knows stays known on the field (everyone sees it
     turned face-down), while it is a link of the open chain (everyone saw it activated), and in
-    a Deck it was put on the top or at the bottom of until that Deck is ``shuffled`` (ZONE-11:
+    a Deck it was put in at a named place (the top, the bottom, the 3rd from the top) until that Deck
+    is ``shuffled``, or, put in between, until a card is taken out of it (``_lost_places``) (ZONE-11:
     its owner's draw takes it to a hand, where the view loses it as any card there). A card the
     view did not know learns nothing by going there.
     ``chained``: the cards of the open chain. ``only``/``gone``: look only at these cards (in the
@@ -948,6 +964,10 @@ def _learn(index: int, state: DuelState, view: str, names: _Names, shown: set[st
         for card_id in state.sides[p].deck:
             if card_id in known:
                 names.forget(index, card_id)
+    for card_id in sorted(lost):               # its place in a Deck no longer told (``_lost_places``)
+        if card_id in known and not can_see(view, cards[card_id]):
+            names.forget(index, card_id)
+            piles.add(_pile(cards[card_id]))
     if only is None:
         looked: Iterable[tuple[str, Card]] = cards.items()
     else:

@@ -435,7 +435,8 @@ def _pop_link(state: DuelState, ev: ChainLinkResolved | ChainLinkNegated) -> Cha
         impossible(state, ev, "LOG-07", say("no chain is open to resolve link {link}", link=ev.link), public=True)
     if ev.link != len(chain):
         if not 1 <= ev.link <= len(chain):
-            impossible(state, ev, "LOG-07", say("the chain has no link {link}", link=ev.link))
+            # how long the open chain is, the table saw: told as it is (LOG-07)
+            impossible(state, ev, "LOG-07", say("the chain has no link {link}", link=ev.link), public=True)
         fail(state, ev, "CHAIN-05", say("a chain resolves in reverse order: Chain Link {count} resolves before "
                                         "link {link}", count=len(chain), link=ev.link))
     if not state.resolving and state.passes_recorded and state.passes < 2:

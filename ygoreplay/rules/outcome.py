@@ -310,7 +310,7 @@ def control_changed(state: DuelState, ev: ControlChanged) -> None:
     elif card.zone == FZONE:
         if state.sides[ev.to_player].fzone is not None:
             impossible(state, ev, "ZONE-10", say("player {to_player}'s Field Zone is occupied",
-                                                 to_player=ev.to_player))
+                                                 to_player=ev.to_player), public=True)     # a zone: seen
     elif not 0 <= ev.zone < ruleset_of(state).spell_trap_zone_count:
         impossible(state, ev, "ZONE-08", say("Spell & Trap Zone {zone} does not exist (0-4)", zone=ev.zone))
     else:

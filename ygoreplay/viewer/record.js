@@ -65,6 +65,8 @@ const PHASES = [["draw", N_("DP"), "d", N_("Draw Phase")], ["standby", N_("SP"),
 const LP_OPS = [["effect_damage", N_("Damage"), "d"], ["battle_damage", N_("Battle"), "b"], ["cost", N_("Pay"), "p"],
   ["gain", N_("Gain"), "g"], ["halve", N_("Halve"), "h"]];
 const STEPS = [["battle", N_("Battle step")], ["damage", N_("Damage step")], ["end", N_("End step")]];
+// ZONE-11: the sheet's action putting a card in between the top and the bottom of its Deck (its place typed)
+const PLACE_IN_DECK = N_("Place in the Deck, from the top");
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
   "chain_link_resolved", "chain_ended"]);
@@ -735,11 +737,14 @@ class Recorder {
     const row = el("div", "action");
     row.dataset.label = action.label;             // the English, as scripts match it; shown in the page's language
     const shown = action.label_translated || action.label;
-    const main = button(shown, () => this.enter([action.event], shown), "big");
+    const stats = action.event.kind === "stats_changed" ? this.statFields(action.event)
+      : action.label === PLACE_IN_DECK ? this.placeField(action.event) : null;
+    const main = button(shown, () => this.enter([stats ? stats.event() : action.event], shown), "big");
     main.dataset.action = action.label;
     main.dataset.kind = action.event.kind;
     if (role === "move") main.dataset.move = action.event.kind;
     row.append(main);
+    if (stats) row.append(...stats.inputs);
     for (const [field, values] of Object.entries(action.choices || {})) {
       for (const value of values) {
         if (JSON.stringify(value) === JSON.stringify(action.event[field])) { main.textContent = `${shown} · ${this.choiceText(action.event, field, value)}`; continue; }
@@ -754,6 +759,36 @@ class Recorder {
       row.append(mark);
     }
     return row;
+  }
+
+  // A monster's ATK/DEF as an effect sets them: its fields, filled with what it has now (the
+  // scorekeeper types the new figure), and the event they make. The sheet's one tap; it was
+  // typed whole in *Something else…* (six taps).
+  statFields(event) {
+    const inputs = [["atk", t("ATK")], ["defense", t("DEF")]].filter(([field]) => event[field] !== undefined && event[field] !== null)
+      .map(([field, label]) => {
+        const input = el("input", "stat");
+        Object.assign(input, { type: "number", min: "0", step: "50", inputMode: "numeric", value: String(event[field]) });
+        input.setAttribute("aria-label", label);
+        input.placeholder = label;
+        input.dataset.stat = field;
+        return input;
+      });
+    const typed = () => Object.fromEntries(inputs.filter((i) => i.value !== "" && Number.isFinite(Number(i.value)))
+      .map((i) => [i.dataset.stat, Math.max(0, Math.round(Number(i.value)))]));
+    return { inputs, event: () => ({ ...event, ...typed() }) };
+  }
+
+  // ZONE-11: a card put at a place in the Deck an effect names ("the 3rd from the top"): the
+  // place typed, counted from 1 at the top as the players say it; stored from 0, as the record
+  // counts. Only the top and the bottom were a tap; in between was typed whole.
+  placeField(event) {
+    const input = el("input", "stat");
+    Object.assign(input, { type: "number", min: "1", step: "1", inputMode: "numeric", value: String(event.to[2] + 1) });
+    input.setAttribute("aria-label", t("Place from the top"));
+    input.dataset.stat = "place";
+    const place = () => Math.max(0, Math.round(Number(input.value) || 1) - 1);
+    return { inputs: [input], event: () => ({ ...event, to: [event.to[0], event.to[1], place()] }) };
   }
 
   choiceText(event, field, value) {
@@ -806,7 +841,7 @@ class Recorder {
     const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
     const activation = this.offlineActivation(card);
     if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
-    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card)]
+    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card), ...this.offlineBattleAndStats(card)]
       .map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
@@ -815,7 +850,8 @@ class Recorder {
     const back = type & (TYPE.FUSION | TYPE.SYNCHRO | TYPE.XYZ | TYPE.LINK)
       ? [["extra", N_("Return to the Extra Deck")]]
       : [["hand", N_("Return to the hand")], ["deck", N_("Shuffle into the Deck"), undefined, "shuffled"],
-        ["deck", N_("Return to the top of the Deck"), 0], ["deck", N_("Return to the bottom of the Deck"), deck]];
+        ["deck", N_("Return to the top of the Deck"), 0], ["deck", N_("Return to the bottom of the Deck"), deck],
+        ...(deck >= 2 ? [["deck", PLACE_IN_DECK, 2]] : [])];
     for (const [zone, label, index, why] of [["gy", N_("Send to the GY")], ["banished", N_("Banish")], ...back]) {
       const owner = zone === "hand" ? card.controller : card.owner;
       const to = index === undefined ? [owner, zone] : [owner, zone, index];
@@ -880,6 +916,25 @@ class Recorder {
     return [...(targets.length ? [{ label: N_("Attack"), event: { ...attack, target: targets[0] },
       choices: targets.length > 1 ? { target: targets } : {} }] : []),
       { label: N_("Attack directly"), event: attack }];
+  }
+
+  // BATTLE-06, an effect's ATK/DEF: the attacker's attack stopped, a face-up monster's figures
+  // set, as the rules' list offers them (by no cause: offline the page cannot tell the link just
+  // resolved; the figures' fields are the sheet's as online).
+  offlineBattleAndStats(card) {
+    const board = this.board, out = [];
+    const onField = board.players.some((side) => side.mzone.some((c) => c && c.id === card.id))
+      || board.emz.some((c) => c && c.id === card.id);
+    if (!onField) return out;
+    if (board.attack && board.attack.attacker && board.attack.attacker.id === card.id) {
+      out.push({ label: N_("Stop this attack"), event: { kind: "attack_cancelled" } });
+    }
+    if (!card.hidden && card.position !== "set" && card.atk !== undefined && card.atk !== null) {
+      const link = (this.types.get(this.shows[card.id] || card.code) || 0) & TYPE.LINK;
+      out.push({ label: N_("Change ATK/DEF"), event: { kind: "stats_changed", card: card.id, atk: card.atk,
+        ...(link ? {} : { defense: card.defense }) } });
+    }
+    return out;
   }
 
   cardOnBoard(id) {

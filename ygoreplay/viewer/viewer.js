@@ -315,7 +315,8 @@ export class Viewer {
     }
     side.deckCount = el("span", "count");
     side.deckTop = el("span", "top-card");       // its top card, when it is known there (ZONE-11)
-    side.deck.append(tagOf(t("Deck")), side.deckCount, side.deckTop);
+    side.deckPlaces = el("span", "deck-places");  // the cards known in between, by place (ZONE-11)
+    side.deck.append(tagOf(t("Deck")), side.deckCount, side.deckTop, side.deckPlaces);
     return side;
   }
 
@@ -387,6 +388,13 @@ export class Viewer {
     if (!was || now.deck !== was.deck) side.deckCount.textContent = String(now.deck);
     if (!was || JSON.stringify(now.deck_top) !== JSON.stringify(was.deck_top)) {
       refill(side.deckTop, now.deck_top ? [this.cardButton(now.deck_top, "deck")] : []);
+    }
+    if (!was || JSON.stringify(now.deck_places) !== JSON.stringify(was.deck_places)) {
+      refill(side.deckPlaces, (now.deck_places || []).map(([place, c]) => {
+        const at = el("span", "deck-place");
+        at.append(el("span", "count", `#${place + 1}`), this.cardButton(c, "deck"));
+        return at;
+      }));
     }
     if (!was || now.mzone !== was.mzone) now.mzone.slice(0, 5).forEach((c, z) => this.fill(side.mzone[z], c, "mzone"));
     if (!was || now.szone !== was.szone) now.szone.forEach((c, z) => side.szone[z] && this.fill(side.szone[z], c, "szone"));
