@@ -63,6 +63,14 @@ def fail(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = T
         call(state, ev, rule, message, play=play)
 
 
+def undecided(state: DuelState, rule: str, message: str) -> None:
+    """A rule the record cannot decide (what would decide it is in the card's text, which the
+    duel's card data does not hold): said in the record, as undecided, never called either way.
+    Added once every check of the event has passed (a refused event leaves none)."""
+    if state.undecided is not None:
+        state.undecided.append(Violation(state.index, rule, message))
+
+
 def call(state: DuelState, ev: Event, rule: str, message: str, *, play: bool = True, public: bool = False) -> None:
     """A broken rule decided: a flag in a witnessed duel (what was played stands), collected when
     auditing, else refused (``public``: ``RuleViolation.public``)."""

@@ -9,8 +9,10 @@
   that is a plain ``true``, no target, no count limit: ``EffectFact.condition``), owes its
   activation (none is owed in the Damage Step). It is owed until the duel moves on past the point
   where the chain of those triggers had to be built: an action of an open game state (a Normal
-  Summon or Set, a Flip Summon, a Spell/Trap Set, an attack) or a new phase, step or turn, with no
-  chain open. Any activation of
+  Summon or Set, a Flip Summon, a Special Summon by a monster's own procedure, inherent or
+  Synchro, Xyz, Link, Pendulum, its own materials' and costs' spared, or a manual change of
+  battle position: ``left_by_action``; a Spell/Trap Set, an attack) or a new phase, step or
+  turn, with no chain open. Any activation of
   the card pays it (a recorder may not know an activation's kind: EDOPro's stream does not say).
   Nothing is called when the card has moved since, when a card that could stop activations or
   negate effects is face-up on the field or has been activated in the duel (``BLOCKERS``), when
@@ -201,12 +203,14 @@ def left_behind(state: DuelState, event: Event) -> None:
     _judge_owed(state, event)
 
 
-def _judge_owed(state: DuelState, event: Event, opener: str | None = None) -> None:
-    """GEN-03, EFF-05: each trigger still owed (but ``opener``'s, which its activation pays), by a
-    card that has not moved since, was left unactivated when the duel moved on at ``event``."""
+def _judge_owed(state: DuelState, event: Event, spared: str | frozenset[str] | None = None) -> None:
+    """GEN-03, EFF-05: each trigger still owed (but those of ``spared``: the opener, whose activation
+    pays its own; a summon's materials and costs, whose triggers answer it), by a card that has
+    not moved since, was left unactivated when the duel moved on at ``event``."""
     for card_id, (happened, exits, zone) in state.card_text[OWED].items():
         card = state.cards.get(card_id)
-        if card is None or card.field_exits != exits or card.zone != zone or card_id == opener:
+        if card is None or card.field_exits != exits or card.zone != zone or card_id == spared or (
+                isinstance(spared, frozenset) and card_id in spared):
             continue                                   # it moved again: what it owed is not judged
         flip = happened == "flip"
         words = N_("Flip Summoned") if flip else _HAPPENED.get(happened, happened)
@@ -219,11 +223,35 @@ def _judge_owed(state: DuelState, event: Event, opener: str | None = None) -> No
                                      kind=event.kind.replace("_", " ")))
 
 
+def left_by_action(state: DuelState, event: Event, spared: frozenset[str]) -> None:
+    """GEN-03, EFF-05 (a mandatory trigger is activated in the chain built right after its event,
+    NIS-02): a Special Summon by a monster's own procedure (inherent, Synchro, Xyz, Link, the first
+    monster of a Pendulum Summon) or a manual change of battle position is an action of an open
+    game state, not a chain: each trigger still owed when it is made, but those of a summon's own
+    materials and costs (``spared``, moved right before it: theirs answer it), was left
+    unactivated, judged as at any other move on (``left_behind``), before the action is applied.
+    Judged only with no chain open and no card that may stop activations (``BLOCKERS``)."""
+    text = state.card_text
+    if not text[OWED] or state.chain or state.resolving or text[BLOCKED] or _blocked_on_field(state):
+        return
+    _judge_owed(state, event, spared)
+
+
+def past_action(state: DuelState, spared: frozenset[str]) -> None:
+    """After such an action was applied: what was owed before it (but a summon's materials' and
+    costs') is owed no longer (``left_by_action`` judged it); what a summon itself leaves owed is
+    noted after it (``owe``), to be judged at the next move on."""
+    owed = state.card_text[OWED]
+    if owed and not (state.chain or state.resolving):
+        state.card_text[OWED] = {card: row for card, row in owed.items() if card in spared}
+
+
 def moved_on(state: DuelState, since: int | None = None) -> None:
     """After a ``MOVES_ON`` event was applied with no chain open: nothing is owed any longer, and
     what happened before it is past every trigger's window (EFF-04, ``after_its_window``). A
-    Synchro, Xyz or Link Summon by its procedure moves the duel on ``since`` the first of the
-    moves of materials before it (theirs answer it); what it owes is judged later."""
+    Special Summon by a monster's own procedure (inherent, Synchro, Xyz, Link, Pendulum) moves the
+    duel on ``since`` the first of the moves of its materials and costs before it (theirs answer
+    it); what was owed before it is judged there (``left_by_action``)."""
     if since is not None:
         state.card_text[MOVED_ON] = since
     elif not (state.chain or state.resolving):
@@ -488,5 +516,5 @@ def new_turn(state: DuelState) -> None:
 
 
 __all__ = ["BLOCKERS", "MOVES_ON", "OWING", "activation", "after_its_window", "chain_over", "left_behind",
-           "left_by_opening", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe", "paid", "summon_negated",
-           "text_allows", "used"]
+           "left_by_opening", "left_by_action", "moved_on", "negated", "new_turn", "opened", "opens_past", "owe",
+           "paid", "past_action", "summon_negated", "text_allows", "used"]

@@ -10,7 +10,7 @@ from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
     REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
-    priority_holder, put, reason_problem, send_from_field, take)
+    priority_holder, put, reason_problem, send_from_field, take, undecided)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, never_triggered, script_effects,
     script_kind, segoc_rank, wrong_summon)
@@ -152,8 +152,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         replaces_draw = ev.cite is not None and player == state.turn_player and bool(state.sides[player].deck)
     if ev.negates is not None:
         _check_negation(state, ev, card)
-    if state.attack is not None and state.step == "damage":
-        _check_battle_timing(state, ev, card, effect_type, speed)
+    unsure = _check_battle_timing(state, ev, card, effect_type, speed) if (
+        state.attack is not None and state.step == "damage") else None
     paid_to = {c.card: c.to for c in costs if c.card is not None} if costs else {}   # costs are paid first
     for t in targets:
         zone = paid_to.get(t.id, t.zone)
@@ -184,6 +184,8 @@ def activated(state: DuelState, ev: Activated) -> None:
         state.summon_window is not None and may_negate_summon(state, card, effect_type)
     ) and card_text.left_by_opening(state, ev, card)
     # -- all checks done: change the state ------------------------------------------------------
+    if unsure is not None:
+        undecided(state, *unsure)                  # BATTLE-09/10: what the card data cannot tell, said
     if replaces_draw:
         state.draw_given_up = True                 # TURN-02: no draw owed; one made after it is the draw
     for cost in costs:                             # CHAIN-11: costs are paid as part of activation
@@ -277,7 +279,8 @@ def _check_negation(state: DuelState, ev: Activated, card: Card) -> None:
                                        name=card.name, count=len(chain), negates=ev.negates))
 
 
-def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_type: str | None, speed: int) -> None:
+def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_type: str | None,
+                         speed: int) -> tuple[str, str] | None:
     """BATTLE-12, EFF-05: a monster flipped by an attack activates its Flip effect after damage
     calculation. BATTLE-09/10: once damage is calculated, no Spell Speed 2 activation is left in
     the Damage Step but one that negates an activation (ATK/DEF changes end before damage
@@ -291,7 +294,14 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
     usable after it too (an activation negator, Kuriboh's damage-calculation effect) is allowed.
     A trigger (Spell Speed 1) basically is not activated there either (BATTLE-09): one the record
     states optional and not usable in the Damage Step (``mandatory`` and ``damage_step`` false,
-    for a card whose script was not read) is refused; the exceptions say they are usable."""
+    for a card whose script was not read) is refused; the exceptions say they are usable.
+
+    What the card's type alone decides is decided (a Counter Trap, Spell Speed 3, may be activated
+    throughout the Damage Step: CONF-18; a Spell Speed 1 Spell never: SPELL-02). Where neither the
+    script nor the record says whether the effect is one usable there (a Quick-Play Spell, a Normal
+    or Continuous Trap, a Quick Effect or an optional trigger of a card without a script, before
+    damage calculation), the rule is undecided, and said so: returned as (rule, why), to be listed
+    as undecided once the activation is applied (``base.undecided``)."""
     attack = state.attack
     if effect_type == "flip" and attack.target == card.id and not attack.calculated:
         fail(state, ev, "BATTLE-12", say("{name} was flipped by the attack: its Flip effect activates after damage "
@@ -302,15 +312,27 @@ def _check_battle_timing(state: DuelState, ev: Activated, card: Card, effect_typ
             fail(state, ev, "BATTLE-12", say("{name} ({gone}) was confirmed destroyed in this battle: a Flip "
                                              "effect activated after damage calculation cannot target it",
                                              name=state.cards[gone[0]].name, gone=gone[0]))
-    elif effect_type == "trigger" and ev.damage_step is False and not candidates(state, card, effect_type):
-        if mandatory(state, ev, card) is False:    # BATTLE-09: by the record's word, no exception
+    elif effect_type == "trigger" and not ev.damage_step and not candidates(state, card, effect_type):
+        must = mandatory(state, ev, card)
+        if must is False and ev.damage_step is False:   # BATTLE-09: by the record's word, no exception
             fail(state, ev, "BATTLE-09", say("{name}'s trigger is activated in the Damage Step, where a trigger "
                                              "basically is not: the record says it is optional and not one usable "
                                              "there (the exceptions are mandatory triggers, 'when Special "
                                              "Summoned', Flip effects, 'when destroyed, banished or added to the "
                                              "hand')", name=card.name))
+        elif not must:
+            return "BATTLE-09", say("undecided: {name}'s trigger is activated in the Damage Step, where only "
+                                    "mandatory triggers and those whose text says so ('when Special Summoned', "
+                                    "'when destroyed, banished or added to the hand') are; the card data holds no "
+                                    "script and the record does not say which it is (mandatory, damage_step)",
+                                    name=card.name)
     elif speed == 2 and effect_type in (None, "quick"):
         usable, stat_only, late = in_damage_step(state, ev, card)
+        if usable is None and not attack.calculated:
+            return "BATTLE-09", say("undecided: {name} is activated in the Damage Step before damage calculation, "
+                                    "where only effects that change ATK/DEF or negate an activation (and Counter "
+                                    "Traps) may be; the card data holds no script and the record does not say "
+                                    "whether it is one (damage_step)", name=card.name)
         if usable is False:
             said = "its script declares" if candidates(state, card, effect_type) else "the record says"
             fail(state, ev, "BATTLE-09", say("{name} is activated in the Damage Step, where only effects that say "

@@ -461,7 +461,7 @@ TABLE: tuple[Rule, ...] = (
               "that a summon is negated as it is attempted, never by a chain link, is SPS-11 and CHAIN-10"),
     enforced("SPS-09", "Cards sent for an inherent summon's condition move by the procedure: their optional triggers miss.",
              "rules/timing.py", "test_rules_effects.py::test_sum_07_sps_09_an_if_trigger_of_a_tribute_or_a_material_activates",
-             "test_rules_effects.py::test_sps_09_a_when_trigger_of_a_synchro_material_refused"),
+             "test_rule_scenarios_41.py::test_sps_09_a_when_trigger_of_an_inherent_summons_discard_refused"),
     card_text("SPS-10", "Effects that Special Summon are activations and summon as they resolve.",
               "whether an effect summons is its category CATEGORY_SPECIAL_SUMMON, a hint scripts do not always set; the "
               "summon names its cause, and a summon by a resolving effect is checked as SPS-11"),
@@ -941,8 +941,9 @@ TABLE: tuple[Rule, ...] = (
     choice("CONF-18", "Damage Step activations.",
            "the newest seed plus Counter Traps, refined by NIS-03: only effects usable in the Damage Step "
            "(BATTLE-09), ATK/DEF changes until damage calculation (BATTLE-10), after it only activation "
-           "negation, Counter Traps and triggers; by the script's facts or the event's damage_step, undecided "
-           "without either"),
+           "negation, Counter Traps and triggers; by the script's facts or the event's damage_step; without "
+           "either, what the card type decides (a Counter Trap throughout, a Spell Speed 1 Spell never) and the "
+           "rest listed as undecided, with the reason (BATTLE-09)"),
     choice("CONF-19", "Ritual Tribute total: equal to the Level, or equal or more.", "at least the Level (RIT-02)"),
     choice("CONF-20", "Counters: all kinds, or Spell Counters only.", "all kinds (COUNTER-01)"),
     choice("CONF-21", "Attaching an Xyz material: leaving the field or not.", "materials are off the field, no GY event on attaching (XMAT-01)"),

@@ -67,8 +67,9 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
-    if ev.reason == "material" or ev.reason == "tributed":
-        note_material_move(state, card)                        # for the summon that follows (RIT-02)
+    if ev.reason == "material" or ev.reason == "tributed" or (
+            ev.reason in _PROCEDURE_COSTS and not state.chain and not state.resolving):
+        note_material_move(state, card)                        # for the summon that follows (RIT-02, SPS-07)
     if card.is_token and to_zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return
@@ -93,6 +94,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
             forget_deck(state, card.owner)
     elif position == SET and to_zone in (SZONE, FZONE):
         card.set_turn = state.turn                             # TRAP-02, SPELL-12: Set by an effect, it waits a turn too
+
+
+#: How a card moved outside any chain goes as the cost of the inherent Special Summon that follows
+#: it (SPS-07: The Tricky's discard, Chaos Sorcerer's banishment): it belongs to that summon.
+_PROCEDURE_COSTS = frozenset(("cost", "discarded"))
 
 
 #: What stays on the field once resolved (TRAP-04, SPELL-04), by the rule that keeps it.

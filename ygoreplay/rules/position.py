@@ -8,12 +8,15 @@ from ..i18n import N_, say
 from ..events import ATTACK, DEFENSE, FACEDOWN_ATTACK, FACEUP, FZONE, MZONE, SET, SZONE
 from ..state import Card, DuelState
 from .base import check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of
+from . import card_text
 from .summon import check_flip, summoned_this_turn
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
     from ..events import PositionChanged
 
 FACE_DOWN = (SET, FACEDOWN_ATTACK)
+#: A manual change of position moves no card for itself: no trigger owed is spared (GEN-03).
+_NONE: frozenset[str] = frozenset()
 
 
 @handles("position_changed")
@@ -39,9 +42,13 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
         state.flipped.append(card.id)           # EFF-05: its Flip effect follows damage calculation
         card.position = new                     # POS-04/BATTLE-12: by the rules, not a manual change
         return
+    manual = ev.cause is None and not (state.chain or state.resolving) and bool(
+        state.card_text[card_text.OWED] or state.card_text[card_text.SEEN])
     if ev.cause is None:
         _check_attacked_flip(state, ev, card, new)
         _check_manual(state, ev, card, new)
+        if manual and state.card_text[card_text.OWED]:
+            card_text.left_by_action(state, ev, _NONE)   # GEN-03: an action of an open game state
     flip_summon = ev.cause is None and card.position in (SET, FACEDOWN_ATTACK) and new == ATTACK
     if card.position in FACE_DOWN and new in (ATTACK, DEFENSE):
         state.flipped.append(card.id)           # EFF-05: checked, so flipped: its Flip effect may follow
@@ -50,6 +57,9 @@ def position_changed(state: DuelState, ev: PositionChanged) -> None:
     card.position = new
     if ev.cause is None:
         card.position_changed_turn = state.turn
+    if manual:                                  # EFF-04, GEN-03: the duel moved on past the triggers waiting
+        card_text.past_action(state, _NONE)
+        card_text.moved_on(state, state.index)
     state.summon_window = card.id if flip_summon else None   # a Flip Summon can be negated
     if flip_summon:
         card.summon_method = "flip"

@@ -38,6 +38,7 @@ from ..state import Card, DuelState
 from .base import (
     check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
 from . import card_text
+from .timing import procedure_sent
 from .spell_trap import check_equips, in_chain, settle_equips
 from .zones import check_monster_zone, pendulum_zones, ruleset_of, scales
 
@@ -49,8 +50,9 @@ SPS_03 = "SPS-03"
 #: A summon by its printed procedure makes a monster "properly summoned" (SPS-12, TERM-13).
 PROPER_METHODS = frozenset(("inherent", "ritual", "fusion", "synchro", "xyz", "pendulum", "link"))
 #: Summons of one monster by its own procedure, made in an open game state (no chain): the duel
-#: moves on past every trigger waiting (EFF-04). A Pendulum Summon's monsters are several events:
-#: it moves on at the first (its monsters' own triggers answer it).
+#: moves on past every trigger waiting (EFF-04, GEN-03), as at an inherent Special Summon (SPS-07).
+#: A Pendulum Summon's monsters are several events: it moves on at the first (its monsters' own
+#: triggers answer it).
 _BY_ITS_PROCEDURE = frozenset(("synchro", "xyz", "link"))
 
 
@@ -402,6 +404,12 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         if check is not None:
             check(state, ev, card, player, materials)
     stranded = _check_equips(state, ev) if state.equips else ()
+    by_procedure = (method in _BY_ITS_PROCEDURE or method == "inherent" or (method == "pendulum" and not continuing)
+                    ) and not (state.chain or state.resolving)
+    spared = _spared(state, ev) if by_procedure and (state.card_text[card_text.OWED] or state.material_moves) \
+        else _NONE_FREED
+    if by_procedure and state.card_text[card_text.OWED]:
+        card_text.left_by_action(state, ev, spared)     # GEN-03: an action of an open game state
     # -- all checks done: change the state ------------------------------------------------------
     if method in _SUMS and ev.cite is None and card.code and any(m.unknown for m in materials):
         _note_unseen_sum(state, card, method, materials)   # SYN-01, LINK-02, RIT-02: judged once shown
@@ -430,14 +438,27 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     state.pendulum_summon_open = method == "pendulum"    # any other summon ends it (SPS-02)
     state.summon_window = card.id
     state.summon_group = [*state.summon_group, card.id] if continuing else [card.id]
-    if (method in _BY_ITS_PROCEDURE or (method == "pendulum" and not continuing)) and not (
-            state.chain or state.resolving) and state.card_text[card_text.SEEN]:
-        moves = state.material_moves                     # EFF-04: an action of an open game state
-        card_text.moved_on(state, moves[0][0] if moves else state.index)
+    if by_procedure:
+        if state.card_text[card_text.SEEN]:
+            moves = state.material_moves                 # EFF-04: an action of an open game state
+            card_text.moved_on(state, moves[0][0] if moves and moves[-1][0] == state.index - 1 else state.index)
+        if state.card_text[card_text.OWED]:
+            card_text.past_action(state, spared)
+        if method == "inherent" and spared:
+            procedure_sent(state, spared)                # SPS-09: its costs, sent for it, miss their timing
     if state.material_moves:                             # they were this summon's
         state.material_moves = []
     if state.equips:
         settle_equips(state, stranded)
+
+
+def _spared(state: DuelState, ev: SpecialSummoned) -> frozenset[str]:
+    """The cards a summon by procedure sent or moved for itself: its listed materials, and the
+    unbroken run of cards moved right before it as its materials or costs (``note_material_move``:
+    an inherent summon's discard or banishment, SPS-07). Their triggers answer the summon."""
+    moves = state.material_moves
+    moved = [row[1] for row in moves] if moves and moves[-1][0] == state.index - 1 else []
+    return frozenset((*ev.materials, *moved)) if ev.materials or moved else _NONE_FREED
 
 
 def _continues_summon(state: DuelState, ev: SpecialSummoned, method: str) -> bool:

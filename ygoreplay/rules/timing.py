@@ -7,7 +7,9 @@ The log shows what happened while a chain resolved, link by link (the events aft
 something happening after it while a later link resolved, was not the last thing to happen: once
 the chain has ended, its "when ... you can" trigger on that event (``TRIGGER_O`` without
 ``EFFECT_FLAG_DELAY`` in its script, or ``timing: "when"`` on the event) cannot be activated.
-"If" triggers and mandatory ones do not miss. What happened within one link is not judged (its
+"If" triggers and mandatory ones do not miss. An inherent Special Summon's costs (a discard, a
+Tribute, moved right before it) miss theirs as its materials do (``procedure_sent``).
+What happened within one link is not judged (its
 actions may be simultaneous: "destroy them, and if you do ..." is not "then"); neither is a card
 whose trigger's kind is unknown (no script, no ``timing``). A card paid as a cost (CHAIN-11) went
 as its link was activated, before any link resolved: a link that did something as it resolved was
@@ -88,6 +90,16 @@ def after(state: DuelState, event: Event) -> None:
             state.timing[3][card_id] = ["gy", rule]
 
 
+def procedure_sent(state: DuelState, cards: frozenset[str]) -> None:
+    """SPS-09, SPS-07: the cards an inherent Special Summon sent to the GY right before it, as its
+    cost (a discard, a Tribute) or its materials, went for the summon, which was made after them:
+    their going was not the last thing to happen, so their optional "when" triggers missed it."""
+    for card_id in cards:
+        card = state.cards.get(card_id)
+        if card is not None and card.zone == "gy":
+            state.timing[3][card_id] = ["gy", "SPS-09"]
+
+
 def cost_paid(state: DuelState, card: Card) -> None:
     """NIS-06, CHAIN-11: ``card`` was paid as the cost of an activation, while the chain was built
     (before any of its links resolved): noted as happening then, with how it went, so a link that
@@ -147,4 +159,5 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
                      "timing ({said})", name=card.name, how=how, said=said)
 
 
-__all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "cost_paid", "link_resolved", "missed"]
+__all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "cost_paid", "link_resolved", "missed",
+           "procedure_sent"]
