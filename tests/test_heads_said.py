@@ -68,3 +68,39 @@ def test_a_store_in_another_schema_is_heard_but_its_heads_are_never_taken(tmp_pa
             assert next(heads) == (duel, 2)
             writer.append(duel, EVENTS[2:3], expected_position=2)
             assert next(heads) == (duel, 3)
+
+
+def test_the_listener_takes_the_notifies_from_libpq_and_loses_none_a_read_received(tmp_path, monkeypatch):
+    """The listener waits on its socket and takes the NOTIFYs from libpq itself (``_Heads._hear``):
+    psycopg's ``notifies()`` took a lock, a generator and a wait round each wake-up and made each
+    notification twice, which every worker's listener paid at every commit (issue 25, twenty-third
+    pass). A NOTIFY that a statement on the listening connection received meanwhile (libpq hands
+    it over during the read) is taken all the same, not left in psycopg's backlog."""
+    import threading
+    import time
+
+    import psycopg
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("psycopg's notifies() waited on")
+    monkeypatch.setattr(psycopg.Connection, "notifies", refused)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "hear") as url, \
+            Store(url, concurrent=True) as writer, Store(url, concurrent=True) as reader:
+        after = reader.last_notification()
+        duel = writer.create_duel("heard")
+        heads = reader.subscribe(after)
+        with heads:
+            assert next(heads) == (duel, 0)
+            writer.append(duel, EVENTS[:2], expected_position=0)
+            assert next(heads) == (duel, 2)
+            writer.append(duel, EVENTS[2:3], expected_position=2)
+            # its NOTIFY on the listening socket before a statement there: read with the statement's answer
+            time.sleep(0.2)
+            heads._cursor.execute("SELECT 1").fetchall()
+            assert heads._heard, "the NOTIFY was not received by the statement"
+            got: list = []
+            taker = threading.Thread(target=lambda: got.append(next(heads)), daemon=True)
+            taker.start()
+            taker.join(10)
+            heads.stop()
+            assert got == [(duel, 3)], "the NOTIFY a read received was lost"
