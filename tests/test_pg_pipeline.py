@@ -114,3 +114,36 @@ def test_a_write_refused_on_a_new_connection_keeps_only_the_statements_the_serve
             kept = {name.decode() for name in mine._postgres._prepared.names.values()}
             assert kept and kept <= held
             assert mine.verify(duel).ok and mine.info(duel).events == 6
+
+
+def test_a_write_s_statements_are_sent_at_once_and_its_answers_waited_for_once(tmp_path):
+    """A write's statements are all queued in libpq's buffer and sent with no wait for the
+    socket between them: psycopg's ``pipeline_communicate`` waited for it before each one, a
+    poll and the GIL let go ~10 times a write (issue 25, twenty-third pass). Its answers are
+    still all read, and the write is all there."""
+    from psycopg.waiting import Wait
+    events = sample(DAMAGE)
+    with fresh_url("postgresql", tmp_path / "x.sqlite", "pgw") as where, Store(where, concurrent=True) as store:
+        duel = store.create_duel("sent at once")
+        store.append(duel, events[0])                 # the writer's connection is made, its statements prepared
+        conn = store._postgres._conn
+        inner, waited = conn.wait, []
+
+        def wait(gen, *args, **kwargs):
+            def watched():
+                ready = None
+                while True:
+                    try:
+                        asked = gen.send(ready)
+                    except StopIteration as done:
+                        return done.value
+                    waited.append(asked)
+                    ready = yield asked
+            return inner(watched(), *args, **kwargs)
+        conn.wait = wait
+        for event in events[1:4]:
+            waited.clear()
+            store.append(duel, event)
+            assert waited and Wait.R in waited           # its answers waited for
+            assert Wait.W not in waited and Wait.RW not in waited, waited   # nothing waited for to be sent
+        assert store.info(duel).events == 4 and store.verify(duel).ok

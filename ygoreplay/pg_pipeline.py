@@ -11,6 +11,7 @@ statement is converted with (its ``%s`` into ``$n``, its parameters dumped) is p
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import struct
 from collections import deque
@@ -84,16 +85,23 @@ class Prepared:
 def available() -> bool:
     """Whether this psycopg has the pieces sent through here (its C or Python generators, the
     query converter, the error of a result); else each statement goes through a cursor."""
+    return _has(STEPS)
+
+
+@functools.cache
+def _has(steps: tuple[str, ...]) -> bool:
+    """``available`` for these generators, found once a process: its imports and look-ups were
+    ~5 µs of every write (issue 25)."""
     try:
         from psycopg import _queries, errors, generators
     except ImportError:
         return False
-    return (all(hasattr(generators, name) for name in STEPS) and hasattr(errors, "error_from_result")
+    return (all(hasattr(generators, name) for name in steps) and hasattr(errors, "error_from_result")
             and hasattr(_queries, "PostgresQuery"))
 
 
 #: psycopg's generators a write is sent with (a psycopg without them: ``available`` is False)
-STEPS = ("pipeline_communicate", "fetch_many")
+STEPS = ("send", "fetch_many")
 
 
 class Statements:
@@ -172,13 +180,19 @@ class Statements:
 
 
 def _exchange(pgconn: Any, commands: deque, expected: int) -> Any:
-    """psycopg's generator of a pipeline's sending, then of its answers until the Sync's: one
-    list of results a command queued (``expected`` of them, the Sync's last)."""
+    """The pipeline's commands all queued in libpq's buffer at once (a nonblocking connection:
+    none waits), flushed, then its answers until the Sync's: one list of results a command
+    queued (``expected`` of them, the Sync's last). psycopg's ``pipeline_communicate`` waited for
+    the socket before each command, ~10 polls a write, each letting the GIL go to the loop and
+    waiting to have it back (issue 25); what a write's ~10 statements are answered with is a few
+    hundred bytes, which the server holds until the Sync, so nothing waits for the other side
+    to read (the flush reads the answers it is sent meanwhile all the same)."""
     from psycopg import OperationalError, generators
-    results = yield from generators.pipeline_communicate(pgconn, commands)
-    # it stops at the first flush after its last command, which leaves a large write (a 50 MB
-    # append) partly in libpq's buffer: the server never had it all, and no answer came
+    for command in commands:
+        command()
+    # the whole of a large write (a 50 MB append) is sent before any answer is waited for
     yield from generators.send(pgconn)
+    results: list = []
     while len(results) < expected:
         answers = yield from generators.fetch_many(pgconn)
         if not answers:

@@ -59,7 +59,7 @@ import stat
 import threading
 import time
 import zlib
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict, deque, namedtuple
 from contextlib import contextmanager
 from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence
@@ -4388,6 +4388,9 @@ class _Heads:
         self._said_last: tuple | None = None     # the last head said since that read (``_read`` confirms it)
         self._conn: Any = None
         self._cursor: Any = None
+        self._poller: Any = None
+        self._heard: deque[Any] = deque()  # notifications libpq handed over during a read (``_hear``)
+        self._encoding = "utf-8"
         self._query = b""
         self._heads: list[tuple[str, int]] = []
         self._next = 0
@@ -4422,8 +4425,7 @@ class _Heads:
             try:
                 conn = self._connection()
                 if not self._woken:
-                    for notify in conn.notifies(timeout=self.WAIT, stop_after=1):   # and any more already come
-                        self._said(notify.payload)
+                    self._hear(conn)
                 if self._woken and not self._stopped:
                     self._read()
                 failures = 0
@@ -4436,6 +4438,23 @@ class _Heads:
         head = self._heads[self._next]
         self._next += 1
         return head
+
+    def _hear(self, conn: Any) -> None:
+        """Take the NOTIFYs come (``_said``): those a read on the connection received meanwhile
+        (``_heard``, by libpq's handler), else those the listening socket brings within ``WAIT``
+        seconds (the GIL let go while it waits). libpq's own calls: psycopg's ``notifies()``
+        took its lock, a generator and a wait round them, and made each notification twice,
+        ~20 µs of Python a wake-up, which every worker's listener pays at every commit of any
+        worker's (issue 25). A lost connection raises ``OperationalError`` here as there."""
+        pgconn, heard = conn.pgconn, self._heard
+        while (notify := pgconn.notifies()) is not None:      # any libpq parsed already
+            heard.append(notify)
+        if not heard and self._poller.poll(self.WAIT * 1000):
+            pgconn.consume_input()
+            while (notify := pgconn.notifies()) is not None:
+                heard.append(notify)
+        while heard:
+            self._said(heard.popleft().extra.decode(self._encoding))
 
     def _said(self, payload: str) -> None:
         """The heads a NOTIFY says (``_PostgresWriter``: ``notification_id version originator_id``
@@ -4513,6 +4532,11 @@ class _Heads:
                 raise
             self._conn, self._woken = conn, True
             self._cursor = conn.cursor(row_factory=tuple_row)     # one for every read: rows as tuples
+            self._poller = select.poll()                          # its socket, waited on by ``_hear``
+            self._poller.register(conn.pgconn.socket, select.POLLIN)
+            self._encoding = conn.info.encoding
+            self._heard.clear()                                   # a new connection's: anything missed is read
+            conn.pgconn.notify_handler = self._heard.append       # not psycopg's: its copies went unread
             self._query = self._select.as_bytes(conn)             # composed once, not at every read
         return self._conn
 
