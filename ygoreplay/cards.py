@@ -213,6 +213,26 @@ class _TypeFacts:
     __slots__ = ("is_monster", "is_spell", "is_trap", "is_token", "is_link", "is_xyz", "is_synchro", "is_fusion",
                  "is_ritual", "is_pendulum", "is_tuner", "is_flip", "is_normal_monster", "is_extra_deck",
                  "spell_subtype", "trap_subtype", "activation_speed", "rank", "link_rating")
+    # the slots' types, for type checkers (``_derive`` sets them; not dataclass fields: this is no dataclass)
+    is_monster: bool
+    is_spell: bool
+    is_trap: bool
+    is_token: bool
+    is_link: bool
+    is_xyz: bool
+    is_synchro: bool
+    is_fusion: bool
+    is_ritual: bool
+    is_pendulum: bool
+    is_tuner: bool
+    is_flip: bool
+    is_normal_monster: bool
+    is_extra_deck: bool
+    spell_subtype: str | None
+    trap_subtype: str | None
+    activation_speed: int | None
+    rank: int | None
+    link_rating: int | None
 
 
 #: The bits that name a Spell's and a Trap's subtype, in the order they are read: the first set

@@ -29,7 +29,7 @@ XYZ-04, PEND-04) sends the monsters to the GY and does not count as properly sum
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from ..i18n import N_, say
 from ..cards import HIDDEN_NAME, CardFacts, CardType
@@ -341,7 +341,7 @@ def note_material_move(state: DuelState, card: Card) -> None:
     state.material_moves = [*moves, [state.index, *Material.of(card).row()]]
 
 
-def _moved_materials(state: DuelState, listed: list[str]) -> list[Material]:
+def _moved_materials(state: DuelState, listed: Sequence[str]) -> list[Material]:
     """Materials moved by the card_moved events right before this summon (not also listed)."""
     moves = state.material_moves
     if not moves or moves[-1][0] != state.index - 1:
