@@ -236,7 +236,8 @@ def test_chain_10_nothing_to_chain_to_after_a_summon():
 # -- CHAIN-11 / LOG-04 / LOG-07: costs and link bookkeeping --------------------------------------
 
 def test_chain_11_costs_are_paid_on_activation():
-    """CHAIN-11: a discard and an LP cost are paid as the card is activated."""
+    """CHAIN-11, TERM-01: a discard and an LP cost are paid as the card is activated (a cost sends or
+    discards; destroying is never one)."""
     state = fold(board(), HOLE,
                  act("jammer", player=1, costs=[{"card": "p1_ox", "to": "gy", "reason": "discarded"}]),
                  act("tools", costs=[{"lp": 1000}]))

@@ -23,6 +23,8 @@ if TYPE_CHECKING:                  # annotations only: a kind is made on its fir
     from ..events import Activated, ChainEnded, ChainLinkNegated, ChainLinkResolved
 
 _TRIGGERS = frozenset(("trigger", "flip"))
+#: TERM-01: how a card goes when destroyed (by an effect or by battle), which no cost is.
+_DESTRUCTION = frozenset(("destroyed", "battle"))
 #: Where a card that has left the field may still activate a trigger from.
 _LEFT_FIELD = frozenset((GY, BANISHED, EXTRA))
 
@@ -172,6 +174,10 @@ def activated(state: DuelState, ev: Activated) -> None:
                                      card_text.gy_redirected(state, cost.to))
             if problem:
                 fail(state, ev, *problem)
+        elif cost.reason in _DESTRUCTION and cost.card is not None:
+            fail(state, ev, "TERM-01", say("{name} ({id}) is paid as a cost, 'destroyed': destroying is never a cost "
+                                           "(a cost sends, Tributes, banishes, discards or detaches; record how it "
+                                           "went)", name=state.cards[cost.card].name, id=cost.card))
     lp_cost = sum(c.lp for c in costs) if costs else 0
     if lp_cost > state.sides[player].lp:
         fail(state, ev, "CHAIN-11", say("player {player} has {lp} LP and cannot pay a cost of {lp_cost} LP",

@@ -839,8 +839,9 @@ TABLE: tuple[Rule, ...] = (
     applied("CTRL-04", "An Equip on the opponent's monster stays in your zone; Pendulums go to their owner's Extra Deck.",
             "checked as SPELL-05, PEND-05 and CTRL-03"),
     # -- 23. Terminology -------------------------------------------------------------------------
-    recorded("TERM-01", "Destroy: to the GY by battle or a destroying effect; not a cost, not to the hand or Deck.",
-             "card_moved records the reason 'destroyed' or 'battle'"),
+    enforced("TERM-01", "Destroy: to the GY by battle or a destroying effect; not a cost, not to the hand or Deck.",
+             "rules/chain.py", "test_rules_chain.py::test_chain_11_costs_are_paid_on_activation",
+             "test_rule_scenarios_42.py::test_term_01_a_card_destroyed_as_a_cost_refused"),
     recorded("TERM-02", "Send to the GY: any move into the GY, destruction, discards and Tributes included.",
              "card_moved records each move with its reason"),
     applied("TERM-03", "Tribute: a monster sent to the GY for a summon or a cost; not destruction.", "checked as SUM-06"),

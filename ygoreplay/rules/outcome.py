@@ -67,9 +67,10 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     host = _check_destination(state, ev, card, to)      # impossible destinations first
     _check_move_rules(state, ev, card, to)
     # -- all checks done ----------------------------------------------------------------------
-    if ev.reason == "material" or ev.reason == "tributed" or (
-            ev.reason in _PROCEDURE_COSTS and not state.chain and not state.resolving):
-        note_material_move(state, card)                        # for the summon that follows (RIT-02, SPS-07)
+    if ev.reason == "material" or ev.reason == "tributed":
+        note_material_move(state, card)                        # for the summon that follows (RIT-02)
+    elif ev.reason in _PROCEDURE_COSTS and not state.chain and not state.resolving:
+        note_material_move(state, card, cost=True)             # SPS-07: its cost, never a material
     if card.is_token and to_zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return

@@ -331,25 +331,29 @@ def _read_unknown(state: DuelState, materials: list[Material]) -> None:
         state.unknown.read_before()
 
 
-def note_material_move(state: DuelState, card: Card) -> None:
+def note_material_move(state: DuelState, card: Card, cost: bool = False) -> None:
     """A card moved for a summon that follows (card_moved, reason "material"), as EDOPro records
     materials that go somewhere else than the GY: remember it as it was, for that summon. Only an
-    unbroken run of such moves right before the summon belongs to it."""
+    unbroken run of such moves right before the summon belongs to it. A ``cost`` (an inherent
+    summon's discard or banishment, SPS-07) belongs to it too, but is no material: kept as its
+    id alone (``[index, id]``), which only ``_spared`` and the timing read, never a material check."""
     moves = state.material_moves
     if not moves or moves[-1][0] != state.index - 1:
         moves = []
-    state.material_moves = [*moves, [state.index, *Material.of(card).row()]]
+    state.material_moves = [*moves, [state.index, card.id] if cost else [state.index, *Material.of(card).row()]]
 
 
 def _moved_materials(state: DuelState, listed: Sequence[str]) -> list[Material]:
-    """Materials moved by the card_moved events right before this summon (not also listed)."""
+    """Materials moved by the card_moved events right before this summon (not also listed; a
+    cost moved with them is none: what the summon names and the moves of reason ``material``
+    or ``tributed`` are its materials)."""
     moves = state.material_moves
     if not moves or moves[-1][0] != state.index - 1:
         return []
     seen = set(listed)
     out = []
     for _, *row in moves:
-        if row[0] not in seen:
+        if len(row) > 1 and row[0] not in seen:
             seen.add(row[0])
             out.append(Material(*row))
     return out
@@ -444,8 +448,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
             card_text.moved_on(state, moves[0][0] if moves and moves[-1][0] == state.index - 1 else state.index)
         if state.card_text[card_text.OWED]:
             card_text.past_action(state, spared)
-        if method == "inherent" and spared:
-            procedure_sent(state, spared)                # SPS-09: its costs, sent for it, miss their timing
+        if spared:
+            procedure_sent(state, spared)                # SPS-09: its costs and materials miss their timing
     if state.material_moves:                             # they were this summon's
         state.material_moves = []
     if state.equips:

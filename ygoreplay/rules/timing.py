@@ -8,7 +8,8 @@ something happening after it while a later link resolved, was not the last thing
 the chain has ended, its "when ... you can" trigger on that event (``TRIGGER_O`` without
 ``EFFECT_FLAG_DELAY`` in its script, or ``timing: "when"`` on the event) cannot be activated.
 "If" triggers and mandatory ones do not miss. An inherent Special Summon's costs (a discard, a
-Tribute, moved right before it) miss theirs as its materials do (``procedure_sent``).
+Tribute, a banishment, moved right before it) miss theirs as its materials do, and a material a
+summon procedure banishes misses its "when banished" (``procedure_sent``).
 What happened within one link is not judged (its
 actions may be simultaneous: "destroy them, and if you do ..." is not "then"); neither is a card
 whose trigger's kind is unknown (no script, no ``timing``). A card paid as a cost (CHAIN-11) went
@@ -90,14 +91,23 @@ def after(state: DuelState, event: Event) -> None:
             state.timing[3][card_id] = ["gy", rule]
 
 
+#: Where a summon procedure's cost or material goes, and the one trigger event its going is
+#: (SPS-09: sent or banished for a summon, never destroyed).
+_PROCEDURE_EVENTS = {"gy": "EVENT_TO_GRAVE", "banished": "EVENT_REMOVE"}
+
+
 def procedure_sent(state: DuelState, cards: frozenset[str]) -> None:
-    """SPS-09, SPS-07: the cards an inherent Special Summon sent to the GY right before it, as its
-    cost (a discard, a Tribute) or its materials, went for the summon, which was made after them:
-    their going was not the last thing to happen, so their optional "when" triggers missed it."""
+    """SPS-09, SPS-07: the cards a Special Summon by procedure sent to the GY or banished right
+    before it, as its cost (an inherent summon's discard, Tribute or banishment: Chaos Sorcerer's)
+    or its materials (a Synchro or Link material banished, by its text or a card that banishes
+    what would go to the GY), went for
+    the summon, which was made after them: their going was not the last thing to happen, so their
+    optional "when" triggers ("when sent to the GY", "when banished") missed it. "If" triggers
+    and mandatory ones activate once the summon is made (NIS-06)."""
     for card_id in cards:
         card = state.cards.get(card_id)
-        if card is not None and card.zone == "gy":
-            state.timing[3][card_id] = ["gy", "SPS-09"]
+        if card is not None and card.zone in _PROCEDURE_EVENTS:
+            state.timing[3][card_id] = [card.zone, "SPS-09"]
 
 
 def cost_paid(state: DuelState, card: Card) -> None:
@@ -138,7 +148,7 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         if not triggers or not all(f.when_optional and "single" in f.types for f in triggers):
             return None
         answers = [f.code for f in triggers if what in WHEN_EVENTS.get(f.code, ())]
-        if not answers or (rule != "NIS-06" and "EVENT_TO_GRAVE" not in answers):
+        if not answers or (rule != "NIS-06" and _PROCEDURE_EVENTS.get(what) not in answers):
             return None
         said = N_("its script declares an optional trigger without EFFECT_FLAG_DELAY")
     elif ev.timing == "when" and not ev.mandatory:   # NIS-06: a mandatory trigger never misses
@@ -147,6 +157,8 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         return None
     if rule == "SUM-07":
         how = N_("was Tributed for a Tribute Summon: the summon was still being made")
+    elif rule == "SPS-09" and what == "banished":
+        how = N_("was banished for a summon procedure: the summon was still being made")
     elif rule == "SPS-09":
         how = N_("was sent to the GY for a summon procedure: the summon was still being made")
     elif mark[2:] == [_COST]:
