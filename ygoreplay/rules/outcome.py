@@ -221,6 +221,11 @@ def _check_move_rules(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> N
 def _check_destination(state: DuelState, ev: CardMoved, card: Card, to: Loc) -> Card | None:
     """Check that the destination exists and is free; return the Xyz host when attaching."""
     zone = to.zone
+    if zone in PILES and to.index is not None and to.index < 0:
+        # LOG-05: a pile's place counts from its top, 0; -1 went in as Python counts (the 2nd from
+        # the bottom of a Deck), its log line saying "place 0 from the top" and the board another
+        impossible(state, ev, "LOG-05", say("a place in a pile counts from its top, 0, not {index}",
+                                            index=to.index), public=True)     # the entry's own place
     if zone == MZONE:
         if to.index is None:
             impossible(state, ev, "LOG-05", N_("a move to a Monster Zone names the zone index"), public=True)
