@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
-from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, WRITERS, Access, Seating, closed_by_match, may_call,
-                     may_write, off_side, opening_claim, view_of)
+from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, VISIBILITIES, WRITERS, Access, Seating,
+                     closed_by_match, digest, linkable_into, may_call, may_write, new_token, off_side, opening_claim,
+                     view_of)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -34,6 +35,7 @@ from .events import ENTERED_BY, DuelStarted, Event, JudgeNote, cards_named, from
 from .exchange import make_replay, ruleset_and_players
 from .formats import EDOPRO
 from .i18n import N_, say
+from .jsonl import dumps as jsonl_dumps
 from .library_search import released
 from .receipts import Receipt, Witness, behind_witness, issue, not_behind, verify as verify_heads
 from .replay_file import HEADER_LIST, ReplayFile, ReplayFileError, check_event, check_header, verify_chain
@@ -153,6 +155,7 @@ class Recorded:
     skipped: bool = False                                        # already in the store
     receipt: Receipt | None = None                               # what the store signed it held
     flags: list[Violation] = field(default_factory=list)         # a witnessed duel's: kept, flagged
+    earlier: str | None = None                                   # recorded again: the first duel of them
 
     def to_dict(self) -> dict:
         return {"id": self.id, "events_read": self.events, "events_stored": self.stored,
@@ -160,7 +163,8 @@ class Recorded:
                 "violations": [violation_dict(v) for v in self.violations], "skipped": self.skipped,
                 "flags": [violation_dict(f) for f in self.flags],
                 "receipt": self.receipt.to_dict() if self.receipt else None,
-                "witnessed": self.receipt.witnessed if self.receipt else None}
+                "witnessed": self.receipt.witnessed if self.receipt else None,
+                **({"earlier": self.earlier} if self.earlier else {})}
 
 
 @dataclass
@@ -175,6 +179,22 @@ class Released:
 
     def to_dict(self) -> dict:
         return {"id": self.id, "released": True, "ended": self.ended}
+
+
+@dataclass
+class Visibility:
+    """A duel whose visibility the organiser changed (``Records.set_visibility``): its access
+    record as written, and the spectator token issued with it (shown once: only its digest is
+    kept), for a duel that had none and is now unlisted."""
+
+    id: str
+    was: str
+    access: Access
+    spectator: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "visibility": self.access.visibility, "was": self.was,
+                **({"tokens": {"spectator": self.spectator}} if self.spectator else {})}
 
 
 class Imports:
@@ -230,25 +250,64 @@ class Records:
     def record(self, events: list[Event], title: str, cards: CardDB | None = None,
                attachments: dict[str, dict] | None = None,
                release: tuple[str | None, str | None, str | None] = (None, None, None),
-               witnessed: bool = False, entered_by: str = "recorder", strict: bool = False) -> Recorded:
+               witnessed: bool = False, entered_by: str = "recorder", strict: bool = False,
+               repeat: str | None = None) -> Recorded:
         """Record a duel, checking every event: the legal prefix is kept (no duel when nothing
         before the first violation is legal); ``strict``, all of them or no duel (RuleViolation:
         a duel made with its set-up, ``POST /duels``' ``set_up``). ``attachments`` are written with it (the service's
         access record); else ``release`` (``access.release_settings``), given, says when what it
         hid becomes everyone's once it is served. ``witnessed`` records it as played at a table
         (its duel_started says so): an illegal event is kept, flagged; an event that names no
-        one who entered it is ``entered_by``'s."""
+        one who entered it is ``entered_by``'s. ``repeat`` (a file recorded: ``ygoreplay record``)
+        says what the same events recorded before the same way (release, witnessed, entered by;
+        their digest is the first duel's claim) become: ``skip``, not stored twice, as an imported
+        file is not (that duel answered as ``skipped``); ``again``, another duel, the first one
+        named (``earlier``): a sample file recorded as many duels (a demonstration, a test's)."""
+        claim = f"record-{_digest_of(events, release, witnessed, entered_by)}" if repeat else None
+        earlier = self._recorded_as(claim, events) if claim is not None else None
+        if earlier is not None and repeat == "skip":
+            return Recorded(earlier.id, len(events), earlier.events, skipped=True)
+        if earlier is not None:
+            claim = None                          # the claim stays the first duel's
         if witnessed:
             events = _witnessed(events)
         events = _stamped(events, None, entered_by, _says_witnessed(events))
         if attachments is None and release != (None, None, None):   # served without access: private
             attachments = {"access": Access("private", release=release[0], event=release[1],
                                             release_at=release[2]).to_dict()}
-        duel_id, stored, violation = self.store.record(events, checked(title, "the title", 500), cards=cards,
-                                                       attachments=_moded(events, attachments), strict=strict)
+        title, attachments = checked(title, "the title", 500), _moded(events, attachments)
+        stream_id = new_id()
+        try:
+            duel_id, stored, violation = self.store.record(
+                events, title, cards=cards, attachments=attachments, strict=strict, stream_id=stream_id,
+                claims=key_claim(claim, stream_id) if claim is not None else None)
+        except ConflictError:
+            if claim is None:
+                raise
+            earlier = self._recorded_as(claim, events)
+            if earlier is not None and repeat == "skip":  # another writer recorded them meanwhile
+                return Recorded(earlier.id, len(events), earlier.events, skipped=True)
+            # a claim no such duel answers for (rewritten in the database) is no one's
+            duel_id, stored, violation = self.store.record(events, title, cards=cards, attachments=attachments,
+                                                           strict=strict)
         return Recorded(duel_id, len(events), stored, violation,
                         receipt=self._receipt(duel_id, stored) if duel_id else None,
-                        flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [])
+                        flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [],
+                        earlier=earlier.id if earlier is not None else None)
+
+    def _recorded_as(self, claim: str, events: list[Event]) -> DuelInfo | None:
+        """The duel a file's events were recorded as (``record``'s ``repeat``), if the store vouches
+        for one: the claim's duel, its header signed, no branch, its events those recorded (their
+        kinds, as far as it kept them: a record keeps the legal prefix)."""
+        held = self.store.attachment(STORE_ID, f"claim/{claim}")
+        try:
+            info = self.store.info(str(held["stream"])) if held is not None and "stream" in held else None
+        except StoreError:
+            return None
+        if info is None or not info.signed or info.parent or not 0 < info.events <= len(events):
+            return None
+        kept = [record.event.kind for record in self.store.records(info.id)]
+        return info if kept == [event.kind for event in events[:len(kept)]] else None
 
     def release(self, stream_id: str) -> Released:
         """The organiser's call that the event has ended, for a duel or a match alike (the one
@@ -269,6 +328,39 @@ class Records:
         access.release_now(kind == "match" or match is not None)
         self.store.attach(stream_id, "access", access.to_dict())
         return Released(stream_id, kind, bool(self.store.info(stream_id).status.get("ended")), access)
+
+    def set_visibility(self, duel_id: str, visibility: str) -> Visibility:
+        """The organiser's change of who may find and read a duel (the one command ``ygoreplay
+        visibility``, ``record --visibility`` and ``import --visibility`` call): ``public``, found
+        by the library's search and read with no token; ``unlisted``, read with its spectator
+        token (one is issued, shown once, when it has none: a duel recorded private has none);
+        ``private``, its table's tokens only (its spectator token is dropped, as ``Access.issue``
+        gives a private duel none). Written as a new version of its access record, the earlier
+        ones kept. A duel of a match is never narrower than its match (``linkable_into``: the
+        match shows its duels to whoever may watch it): that is refused, naming the match, and
+        nothing is written."""
+        if visibility not in VISIBILITIES:
+            raise InputError(say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)))
+        if self.store.kind_of(duel_id) != "duel":
+            raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
+                                 "created)", id=duel_id))
+        access = self.access(duel_id)
+        was = access.visibility
+        match = self.store.match_of(duel_id)
+        if match is not None:
+            wide = self.access(match).visibility
+            if not linkable_into(visibility, wide):
+                raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
+                                        "is never narrower than its match; nothing was written",
+                                        duel=duel_id, match=match, visibility=wide))
+        access.visibility, token = visibility, None
+        if visibility == "private":
+            access.tokens.pop("spectator", None)
+        elif visibility == "unlisted" and "spectator" not in access.tokens:
+            token = new_token()
+            access.tokens["spectator"] = digest(token)
+        self.store.attach(duel_id, "access", access.to_dict())
+        return Visibility(duel_id, was, access, token)
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
@@ -845,6 +937,14 @@ def _scripted(cards: CardDB, lookup: object) -> CardDB:
     if reader is None:
         return cards
     return cards.with_effects({code: found for code in cards if not cards.effects(code) and (found := reader(code))})
+
+
+def _digest_of(events: list[Event], *settings: object) -> str:
+    """What names one recording of a file (``Records.record``'s ``repeat``): its events as JSON Lines
+    and the settings it was recorded under."""
+    made = hashlib.sha256(jsonl_dumps(events).encode())
+    made.update(repr(settings).encode())
+    return made.hexdigest()
 
 
 def _says_witnessed(events: list[Event]) -> bool:

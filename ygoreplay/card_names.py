@@ -231,3 +231,53 @@ def find_codes(text: str, language: str | None = None, limit: int = 50) -> list[
     exact = [code for code, name in folded.items() if name == wanted]
     partial = [code for code, name in folded.items() if wanted in name and code not in exact]
     return (exact + sorted(partial))[:limit]
+
+
+def strings_path(language: str, folder: Path | None = None) -> Path:
+    """Where a YGOPro/EDOPro client's ``strings.conf`` of ``language`` is read from, for the names
+    of counters (``!counter 0x4 Psychic Counter``): beside the installed card database, as
+    ``strings.<lang>.conf`` (``strings.conf``: English, and any language without its own). It is
+    the client's data, never the package's: a user copies or links their client's file there."""
+    name = "strings.conf" if language == i18n.DEFAULT else f"strings.{language}.conf"
+    return (folder or data_dir()) / name
+
+
+def counter_name(kind: str, folder: Path | None = None) -> str | None:
+    """The name of a counter kind (EDOPro's number, ``0x4``) in the reader's language, from the
+    client's ``strings.conf`` (``strings_path``), else in English; None when neither names it
+    (a counter a record named by a word is its own name)."""
+    try:
+        number = hex(int(kind, 16)) if kind.lower().startswith("0x") else None
+    except ValueError:
+        number = None
+    if number is None:
+        return None
+    for language in dict.fromkeys((names_language(), i18n.DEFAULT)):
+        path = strings_path(language, folder)
+        try:
+            changed = version_of(path)
+        except OSError:
+            continue
+        name = _counters(str(path), changed).get(number)
+        if name:
+            return name
+    return None
+
+
+@lru_cache(maxsize=8)
+def _counters(path: str, changed: tuple[int, ...]) -> dict[str, str]:
+    """A ``strings.conf``'s ``!counter`` lines, number → name (read once per content)."""
+    found: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.startswith("!counter "):
+                    _, number, *name = line.split(None, 2)
+                    if name and name[0].strip():
+                        try:
+                            found[hex(int(number, 16))] = name[0].strip()
+                        except ValueError:
+                            continue
+    except OSError:
+        return {}
+    return found

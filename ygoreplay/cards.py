@@ -434,6 +434,11 @@ def unnamed(code: int) -> str:
     return f"Card {code}"
 
 
+#: Said once where cards are shown by passcode (``unnamed``): what installs their names.
+NAMES_MISSING = N_("a card shown as 'Card <passcode>' has no name installed: 'ygoreplay cards update' "
+                   "installs every card's name")
+
+
 #: Bounds of card facts: a passcode is an unsigned 32-bit integer (cards.cdb, EDOPro); type,
 #: attribute and race are bit sets of at most 64 bits (EDOPro's race is a u64); ATK and DEF are
 #: signed 32-bit; a name is valid Unicode of at most ``MAX_NAME`` characters (the longest real card

@@ -40,6 +40,7 @@ RESULTS = ("p0", "p1", "draw", "ongoing")
 SOURCES = ("imported", "table", "api")
 KINDS = ("duel", "match", "any")
 LIMIT, MAX_LIMIT = 20, 100
+TURN_MAX = 10_000          # the last turn ``turn_max`` may name (``cli/search.py`` types both the same)
 MAX_CODES = 200                  # a name that matches more cards than this is too vague to search
 
 
@@ -97,7 +98,7 @@ def parse(params: Mapping[str, str], names: Any) -> Query:
     source = _choice(params, "source", SOURCES)
     kind = _choice(params, "kind", KINDS) or "any"
     action = _choice(params, "action", ACTIONS)
-    turn_max = _number(params, "turn_max", 0, 10_000)
+    turn_max = _number(params, "turn_max", 0, TURN_MAX)
     limit = _number(params, "limit", 1, MAX_LIMIT)
     codes = resolve_card(params["card"], names) if params.get("card") else None
     if (action or turn_max is not None) and codes is None:

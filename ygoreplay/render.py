@@ -22,7 +22,8 @@ import textwrap
 from typing import TYPE_CHECKING, Callable, Iterable, Union
 
 from .events import ATTACK, DEFENSE, FACEDOWN, FACEDOWN_ATTACK, SET
-from .card_names import card_name, one_language
+from .card_names import card_name, counter_name, one_language, strings_path
+from .cards import NAMES_MISSING, unnamed
 from .i18n import N_, t
 from .sentences import aside, phase_name, player_label, step_name, zone_tag
 from .state import Card, DuelState
@@ -151,7 +152,7 @@ def _cell(state: DuelState, card_id: str | None, tag: str, changed: set[str], wi
     if card.materials:
         stat += f" ◆{len(card.materials)}"
     if card.counters:
-        stat += " " + " ".join(f"{n}×{printable(k)}" for k, n in sorted(card.counters.items()) if n)
+        stat += " " + " ".join(f"{n}×{printable(counter_name(k) or k)}" for k, n in sorted(card.counters.items()) if n)
     text = _Line(tag, style="dim")
     text.append(f" {stat}"[:max(0, width - len(tag))] if stat else "", style="bold")
     name = (t(_UNKNOWN) if card.face_up else t("(face-down)")) if card.code == 0 else printable(card_name(card.facts))
@@ -498,7 +499,22 @@ def _drawn_parts(state: DuelState, title: str, width: int, changed: Iterable[str
         notes.append(_Line(t("must lose: {players}", players=", ".join(f"{_who(state, p)} ({r})"
                                                                        for p, r in state.must_lose.items()))))
     parts += [_Line(""), *notes, _Line(t(KEY), style="dim", overflow="ellipsis", no_wrap=True)]
+    parts += [_Line(hint, style="dim") for hint in _missing_names(state)]
     return parts
+
+
+def _missing_names(state: DuelState) -> list[str]:
+    """What the board shows by number for want of installed data, said once under it: a card
+    by its passcode (``cards.unnamed``), a counter by its kind's number (``card_names.counter_name``)."""
+    hints = []
+    if any(card.code and card_name(card.facts, card.code) == unnamed(card.code) for card in state.cards.values()):
+        hints.append(t(NAMES_MISSING))
+    kinds = sorted({kind for card in state.cards.values() for kind, n in card.counters.items()
+                    if n and kind.lower().startswith("0x") and counter_name(kind) is None})
+    if kinds:
+        hints.append(t("{kinds}: counters by their kind's number (named from a client's strings.conf placed at "
+                       "{path})", kinds=", ".join(printable(k) for k in kinds), path=strings_path("en")))
+    return hints
 
 
 def render(state: DuelState, title: str = "", width: int = WIDTH, changed: Iterable[str] = ()) -> str:

@@ -24,6 +24,7 @@ from .common import (
     receipt_out_option, resolve, signing_key, store_option, view_option, witness_option, Words)
 
 if TYPE_CHECKING:
+    from ..application import Visibility
     from ..receipts import Witness
     from ..state import DuelState
     from ..store import Store
@@ -109,6 +110,12 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
     echo(t("{output}: the judge record, {count} events, {size} bytes", output=output, count=len(events), size=size))
 
 
+visibility_option = click.option(
+    "--visibility", type=Words("ygoreplay.access", "VISIBILITIES"), default=None,
+    help="Then make it public (ygoreplay search finds it), unlisted or private, as 'ygoreplay visibility' "
+         "does (default: private).")
+
+
 @main.command(name="import")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("-o", "--output", "output", type=click.Path(), default=None,
@@ -121,13 +128,14 @@ def opened(duel: str, output: str | None, cards: tuple[str, ...], store_url: str
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
               help="With -o and a folder: import in this many processes at once (default: one per CPU; "
                    "1: in this process). The results are the same, in the same order.")
+@visibility_option
 @key_option
 @cards_option
 @witness_option
 @store_option
 def import_command(path: str, output: str | None, title: str | None, as_json: bool, unsigned: bool,
-                   jobs: int | None, keys: tuple[str, ...], cards: tuple[str, ...], witness_url: str | None,
-                   store_url: str | None) -> None:
+                   jobs: int | None, visibility: str | None, keys: tuple[str, ...], cards: tuple[str, ...],
+                   witness_url: str | None, store_url: str | None) -> None:
     """Import a .ygr judge file, an EDOPro .yrpX replay, or a folder of replays.
 
     A .ygr file is verified first (its chain, and a signature by a trusted key). EDOPro replays
@@ -146,14 +154,20 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     if fmt is not None and fmt.yields == "match" and container_of(path) is not YGR:
         raise InputError(t("{path}: a match file, not a duel replay: the match commands read it "
                            "('ygoreplay match --help')", path=path))
+    if output and visibility:
+        raise click.UsageError(t("give -o or --visibility, not both: a file written out has no visibility"))
     if output and source.is_dir() and Path(output).exists() and not Path(output).is_dir():
         raise InputError(t("{output}: not a folder (-o names a folder when importing a folder of replays)",
                            output=output))
     if fmt is not None and fmt.yields in ("replay", "match"):    # a match .ygr: the application says what it is
         replay = YGR.read(source).native
         with open_store(store_url, create=True) as store, open_witness(witness_url, store) as witness:
-            done = Records(store, witness).import_replay(replay, title, trusted_keys(keys), unsigned)
-        echo(json.dumps([{"file": source.name, **done.to_dict()}]) if as_json else str(done.id))
+            into = Records(store, witness)
+            done = into.import_replay(replay, title, trusted_keys(keys), unsigned)
+            shown = into.set_visibility(done.id, visibility) if visibility and done.id else None
+        echo(json.dumps([{"file": source.name, **done.to_dict(), **_visible(shown)}]) if as_json else str(done.id))
+        if shown is not None and not as_json:
+            _say_visibility(shown)
         if done.skipped and not as_json:
             echo(t("{name}: already stored as {id} (imported before): skipped",
                    name=printable(source.name), id=done.id), err=True)
@@ -193,10 +207,16 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
                     outcomes.append(next(results).to_dict())
         except KeyboardInterrupt:
             interrupted = True
+        for outcome in outcomes if records is not None and visibility else ():
+            if outcome["id"]:
+                outcome.update(_visible(records.set_visibility(outcome["id"], visibility)))
     if as_json:
         echo(json.dumps(outcomes))
     else:
         _import_summary(outcomes)
+        if not cards and any(o["id"] and not o["error"] for o in outcomes) and _no_card_names():
+            from ..cards import NAMES_MISSING
+            echo(t(NAMES_MISSING))
     if interrupted:
         echo(t("interrupted: {count} of {count2} file(s) done; run the same command again to import the rest "
                "(files already stored are skipped)", count=len(outcomes), count2=len(files)), err=True)
@@ -205,6 +225,21 @@ def import_command(path: str, output: str | None, title: str | None, as_json: bo
     illegal = any(o["violations"] or not (o["lp"] and o["winner"]) for o in outcomes
                   if not o["error"] and not o["skipped"])
     sys.exit(EXIT_UNREADABLE if failed else EXIT_ILLEGAL if illegal else 0)
+
+
+def _no_card_names() -> bool:
+    """Whether no card database is installed: an EDOPro replay names its cards by passcode only,
+    so its duel shows them as 'Card <passcode>' but for the bundled classic cards."""
+    from ..card_install import status
+    return status() is None
+
+
+def _visible(done: "Visibility | None") -> dict:
+    """The visibility an import or a record was given, in its JSON (nothing when none was)."""
+    if done is None:
+        return {}
+    return {"visibility": done.access.visibility,
+            **({"tokens": {"spectator": done.spectator}} if done.spectator else {})}
 
 
 def _ygr_names(files: list[Path]) -> list[str]:
@@ -238,25 +273,17 @@ def _import_summary(outcomes: list[dict]) -> None:
     whose board agrees with the engine everywhere, zones agreeing, rule IDs."""
     if not outcomes:
         return
-    width = max(len(o["file"]) for o in outcomes)
+    width = max(cells(printable(o["file"])) for o in outcomes)
     for o in outcomes:
+        name = padded(printable(o["file"]), width)       # by terminal cells: a wide name lines up too
         if o["error"]:
-            echo(t("{file:<{width}}  cannot import: {error}",
-                   file=printable(o['file']), width=width, error=o['error']))
+            echo(t("{file}  cannot import: {error}", file=name, error=o['error']))
             continue
         if o["skipped"]:
-            echo(t("{file:<{width}}  already stored as {id} ({events_stored} events): skipped",
-                   file=printable(o['file']), width=width, id=o['id'], events_stored=o['events_stored']))
+            echo(t("{file}  already stored as {id} ({events_stored} events): skipped",
+                   file=name, id=o['id'], events_stored=o['events_stored']))
             continue
-        rules = Counter(v["rule"] for v in o["violations"])
-        stored = "" if o["events_stored"] == o["events_read"] else f" ({o['events_stored']} stored)"
-        echo(f"{printable(o['file']):<{width}}  {o['events_read']:>6} events{stored}  "
-             f"LP {'ok' if o['lp'] else 'DIFFERS'}  winner {'ok' if o['winner'] else 'DIFFERS'}  "
-             + (", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or "no violation")
-             + (f"  overrides {o['overrides']}" + (f" ({o['unexplained']} unexplained)" if o["unexplained"] else "")
-                if o.get("overrides") else "")
-             + (f"  engine {_engine_figure(o['engine'])}" if o.get("engine") else "")
-             + (f"  -> {o['id']}" if o["id"] else ""))
+        echo("  ".join([name, _file_figures(o)]) + (f"  -> {o['id']}" if o["id"] else ""))
         first = (o.get("engine") or {}).get("first_divergence")
         if first:
             echo("    " + t("first divergence from the engine: packet {packet}, turn {turn}: player {player}'s {zone}: "
@@ -286,10 +313,32 @@ def _import_summary(outcomes: list[dict]) -> None:
                overrides=overrides, value=overrides - unexplained, unexplained=unexplained))
 
 
+def _file_figures(o: dict) -> str:
+    """One imported file's figures, in the reader's language: its events (and those stored, when
+    fewer), LP and winner against the replay's own, its violations by rule, the overrides, and its
+    board against the engine's."""
+    rules = Counter(v["rule"] for v in o["violations"])
+    stored = "" if o["events_stored"] == o["events_read"] else t(" ({count} stored)", count=o["events_stored"])
+    parts = [t("{count} events", count=f"{o['events_read']:>6}") + stored,
+             t("LP {verdict}", verdict=_verdict(o["lp"])), t("winner {verdict}", verdict=_verdict(o["winner"])),
+             ", ".join(f"{r} x{n}" for r, n in sorted(rules.items())) or t("no violation")]
+    if o.get("overrides"):
+        parts.append(t("overrides {count}", count=o["overrides"])
+                     + (t(" ({count} unexplained)", count=o["unexplained"]) if o["unexplained"] else ""))
+    if o.get("engine"):
+        parts.append(t("engine {figure}", figure=_engine_figure(o["engine"])))
+    return "  ".join(parts)
+
+
+def _verdict(agrees: bool) -> str:
+    return t("ok") if agrees else t("DIFFERS")
+
+
 def _engine_figure(engine: dict) -> str:
     """A file's board against the engine's state packets: the share of zones agreeing."""
     share = 100 * engine["zones_agreeing"] / engine["zones"] if engine["zones"] else 100
-    return f"{'ok' if engine['first_divergence'] is None else 'DIFFERS'} {share:.3f}% ({engine['zones_agreeing']}/{engine['zones']} zones)"
+    return t("{verdict} {share}% ({agreeing}/{zones} zones)", verdict=_verdict(engine["first_divergence"] is None),
+             share=f"{share:.3f}", agreeing=engine["zones_agreeing"], zones=engine["zones"])
 
 
 # -- record and change ----------------------------------------------------------------------------------
@@ -309,16 +358,22 @@ def _engine_figure(engine: dict) -> str:
 @click.option("--witnessed", is_flag=True,
               help="A duel played at a table: an illegal event is kept, flagged with its rule, not refused "
                    "(its duel_started says witnessed).")
+@click.option("--once", is_flag=True,
+              help="Skip the file when the same events were recorded before the same way (as import skips a "
+                   "file imported before): print that duel's id.")
+@visibility_option
 @by_option
 @cards_option
 @store_option
 def record(file: str, title: str | None, as_json: bool, receipt_path: str | None, witness_url: str | None,
-           release: str | None, event: str | None, release_at: str | None, witnessed: bool, entered_by: str,
-           cards: tuple[str, ...], store_url: str | None) -> None:
+           release: str | None, event: str | None, release_at: str | None, witnessed: bool, once: bool,
+           visibility: str | None, entered_by: str, cards: tuple[str, ...], store_url: str | None) -> None:
     """Record a JSON Lines duel into the store and print its id (only the id, on stdout).
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
+    The same events recorded before are recorded again as another duel, stderr naming the first
+    (--once skips them, printing the first one's id, as import skips a file imported before).
     A witnessed duel (--witnessed, or a duel_started that says so) keeps every event: each one
     that breaks a rule is printed on stderr as a flag.
     """
@@ -327,15 +382,26 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
     settings = release_settings(release, event, release_at)
     events, db = load_events(file, cards)
     with open_store(store_url, create=True, cards=db) as store, open_witness(witness_url, store) as witness:
-        done = Records(store, witness).record(events, title or printable(Path(file).name), release=settings,
-                                              witnessed=witnessed, entered_by=entered_by)
+        records = Records(store, witness)
+        done = records.record(events, title or printable(Path(file).name), release=settings,
+                              witnessed=witnessed, entered_by=entered_by, repeat="skip" if once else "again")
         if done.receipt is not None:
             keep_receipt(done.receipt, receipt_path, witness)
+        shown = records.set_visibility(done.id, visibility) if visibility and done.id else None
     if as_json:
-        echo(json.dumps(done.to_dict()))
+        echo(json.dumps({**done.to_dict(), **_visible(shown)}))
     elif done.id:
         echo(done.id)
+        if done.skipped:
+            echo(t("{name}: already stored as {id} (recorded before): skipped",
+                   name=printable(Path(file).name), id=done.id), err=True)
+        elif done.earlier:
+            echo(t("{name}: the same events are stored as {id} already: recorded again as another duel "
+                   "(--once skips them, as import skips a file imported before)",
+                   name=printable(Path(file).name), id=done.earlier), err=True)
         _say_flags(done.flags)
+        if shown is not None:
+            _say_visibility(shown)
     if done.violation is not None:
         v = done.violation
         echo(f"#{v.index} {v.rule} {said(v.message)}", err=True)
@@ -425,6 +491,34 @@ def release_command(duel: str, store_url: str | None) -> None:
         stream_id = _duel_or_match(store, duel)
         Records(store).release(stream_id)
     echo(t("{duel_id}: released: once it has ended, every reader may see what it hid (?view=judge)", duel_id=stream_id))
+
+
+@main.command(name="visibility")
+@click.argument("duel")
+@click.argument("visibility", type=Words("ygoreplay.access", "VISIBILITIES"))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (id, visibility, a new token).")
+@store_option
+def visibility_command(duel: str, visibility: str, as_json: bool, store_url: str | None) -> None:
+    """Who may find and read a stored duel: public (ygoreplay search and the service's library
+    find it; anyone reads it), unlisted (read with its spectator token, printed once when one is
+    issued) or private (its table only). A duel recorded or imported here is private until then."""
+    from ..application import Records         # the one command record/import --visibility call too
+    with open_store(store_url) as store:
+        done = Records(store).set_visibility(resolve(store, duel), visibility)
+    if as_json:
+        echo(json.dumps(done.to_dict()))
+        return
+    _say_visibility(done)
+
+
+def _say_visibility(done: "Visibility") -> None:
+    """What a visibility change did, on stderr when it follows a command whose stdout is an id."""
+    echo(t("{duel_id}: {visibility} (was {was})", duel_id=done.id, visibility=t(done.access.visibility),
+           was=t(done.was)), err=True)
+    if done.access.visibility == "public":
+        echo(t("ygoreplay search finds it now"), err=True)
+    if done.spectator:
+        echo(t("spectator token (shown once): {token}", token=done.spectator), err=True)
 
 
 def _duel_or_match(store: Store, spec: str) -> str:

@@ -29,9 +29,11 @@ from .output import EXIT_ILLEGAL
 @click.option("--card", default=None, help="A card's name (any language the card database has) or passcode.")
 @click.option("--action", default=None, help="What happened to the card: activated, summoned, sent_to_gy, "
                                               "banished or negated (default: any).")
-@click.option("--turn-max", "turn_max", default=None, help="Only card events on this turn or earlier.")
+@click.option("--turn-max", "turn_max", type=click.IntRange(0, 10_000), default=None,   # library_search.TURN_MAX
+              help="Only card events on this turn or earlier.")
 @click.option("--kind", default=None, help="duel, match or any (default).")
-@click.option("--limit", default=None, help="Results a page (default 20, at most 100).")
+@click.option("--limit", type=click.IntRange(1, 100), default=None,                  # library_search.MAX_LIMIT
+              help="Results a page (default 20, at most 100).")
 @click.option("--cursor", default=None, help="The 'next' of a previous answer: its next page.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as GET /search gives it.")
 @click.option("--reindex", is_flag=True, help="Build the store's library index anew first (opens it for writing).")
@@ -41,7 +43,8 @@ from .output import EXIT_ILLEGAL
 @cards_option
 @store_option
 def search_command(words: tuple[str, ...], as_json: bool, reindex: bool, check_: bool, cards: tuple[str, ...],
-                   store_url: str | None, round_: str | None, format_: str | None, **filters: str | None) -> None:
+                   store_url: str | None, round_: str | None, format_: str | None,
+                   **filters: str | int | None) -> None:
     """Find public duels and matches: by player, title, event, result, source, and by what
     happened to a card (``--card "Pot of Greed" --action activated --turn-max 1``). Only what a
     spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
@@ -50,8 +53,8 @@ def search_command(words: tuple[str, ...], as_json: bool, reindex: bool, check_:
     from ..store import KINDS
     if words:                # what a user types first (``search Kaiba``) is the words filter, ``--q``
         filters["q"] = " ".join(filter(None, (filters["q"], *words)))
-    params = {key: value for key, value in {**filters, "round": round_, "format": format_}.items()
-              if value is not None}
+    params = {key: str(value) for key, value in {**filters, "round": round_, "format": format_}.items()
+              if value is not None}       # as GET /search's query gives them: parsed and checked the same
     if reindex:
         with open_store(store_url, create=True, reindex=True) as store:
             count = rebuild(store, store.library, KINDS)

@@ -1,6 +1,6 @@
 """The duel endpoints: create and list duels, append their events, and read them as each token's
 view may (board, events, the ``.ygr`` file, the live stream, the viewer's frames, verification,
-branches, differences, card facts); the organiser's release.
+branches, differences, card facts); the organiser's release and visibility.
 
 Positions are event numbers, as the log numbers events and everywhere else (``show --at N``,
 ``branch --at N``, ``diff DUEL@N``, the viewer's ``#eN``): ``at=N`` is the board after event #N,
@@ -477,6 +477,24 @@ def release(duel_id: str, service: ServiceDep) -> dict:
     policy hid is released to every reader once it has ended (at once, if it has)."""
     live = service._duel(duel_id)
     done = service.records.release(duel_id)
+    live.settings_changed()
+    return done.to_dict()
+
+
+@router.post("/duels/{duel_id}/visibility", tags=["organiser"], dependencies=[Depends(organiser)],
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": {
+                 "type": "object", "required": ["visibility"],
+                 "properties": {"visibility": {"enum": list(VISIBILITIES)}}}}}}})
+async def set_visibility(duel_id: str, request: Request, service: ServiceDep) -> dict:
+    """The organiser's change of who may find and read a duel (``Records.set_visibility``, as
+    ``ygoreplay visibility``): public, unlisted (a spectator token issued, shown once, when it
+    has none) or private; 409 for a duel narrower than its match, nothing written."""
+    body = await _body_json(request)
+    if not isinstance(body, dict) or set(body) != {"visibility"} or body["visibility"] not in VISIBILITIES:
+        raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
+    live = service._duel(duel_id)
+    done = await asyncio.to_thread(service.records.set_visibility, duel_id, body["visibility"])
+    live.access = done.access           # who may read it is asked of this record, request by request
     live.settings_changed()
     return done.to_dict()
 
