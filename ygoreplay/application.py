@@ -43,7 +43,11 @@ from .rules import AuditReport, RuleViolation, audit
 from .signing import OrganiserKey, PublicKey
 from .state import DuelState, Violation
 from .source import stored_cut
-from .store import STORE_ID, DuelInfo, Record, Store, StoreError, Verification, key_claim, new_id
+from .errors import StoreError
+from .store.listing import DuelInfo
+from .store.reading import Store
+from .store.records import STORE_ID, Record, key_claim, new_id
+from .store.verifying import Verification
 
 if TYPE_CHECKING:
     from .importing import ImportResult

@@ -21,7 +21,7 @@ from .addresses import family, url as address_url
 from .errors import InputError, YgoreplayError
 from .i18n import say
 from .events import Event
-from .store import Store
+from .store.reading import Store
 
 #: Events per append: a client sends what happened since its last message.
 BATCH = 6

@@ -31,7 +31,8 @@ from .card_sources import normal_name
 from .errors import InputError, StoreError, VerificationError
 from .library import (ACTIONS, VERSION, Index, access_columns, check, found_version, held_key, newer,
                       sqlite_shape)
-from .store import AlteredRow, own_schema, row_state
+from .store.opening import own_schema
+from .store.records import AlteredRow, row_state
 from .i18n import say
 
 PARAMS = ("q", "player", "title", "event", "round", "format", "banlist", "since", "until", "result", "source",

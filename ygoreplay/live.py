@@ -43,7 +43,10 @@ from .rules import History
 from .state import DuelState
 from .errors import StoreUnavailable, VerificationError
 from .library_search import branch_cut, released
-from .store import Header, Record, Store, StoreError, Verification
+from .errors import StoreError
+from .store.reading import Store
+from .store.records import Header, Record
+from .store.verifying import Verification
 from .trust import seals_of
 from .views import VIEWS, ViewReplay, ViewStep, foldable, redactor_of, view_cards
 

@@ -54,7 +54,10 @@ from .errors import InputError, StoreError, VerificationError
 from .files import mode_for, read_limited, write_atomic
 from .signing import (HASH_SIZE, MAX_PATH, PREFIX, SIGNATURE_SIZE, STREAM_RECEIPT, OrganiserKey, PublicKey,
                       check_path, receipt_message, root_of)
-from .store import _GROUP_LABEL, _SCHEMA_NAME, Store, Verification, own_schema
+from .store.opening import own_schema
+from .store.reading import Store
+from .store.records import _GROUP_LABEL, _SCHEMA_NAME
+from .store.verifying import Verification
 from .i18n import N_, say
 
 WITNESS_ENV = "YGOREPLAY_WITNESS"

@@ -30,7 +30,8 @@ from .match import application as match_app
 from .match.policies import POLICIES
 from .receipts import ROUND_RECEIPT, Promise, Receipt, Witness, doubt
 from .signing import PUBLIC_SIZE, SIGNATURE_SIZE, PublicKey
-from .store import Record, Store, new_id
+from .store.reading import Store
+from .store.records import Record, new_id
 from .text import checked, name_key, number, printable
 
 MAX_TABLES = 1000                  # tables one pairings file may hold

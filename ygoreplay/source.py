@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 from .errors import InputError, VerificationError
 from .i18n import say
 from .lazy_dataclass import dataclass
-from .store import StoreError
+from .errors import StoreError
 
 # What opening a file, a view or an audit needs is imported where it is used: ``show DUEL --at N``
 # of a stored duel (``stored_board``) needs none of it (the log, the replay file's format, the
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .replay_file import ReplayFile
     from .rules import AuditReport
     from .state import DuelState
-    from .store import Store
+    from .store.reading import Store
 
 
 class SourceError(InputError):

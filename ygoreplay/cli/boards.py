@@ -19,7 +19,7 @@ def show_stored(duel: str, at: int | None, store_url: str | None) -> None:
     with kept_aside():                  # what drawing a stored board imports lives as long as the process
         from ..render import render
         from ..source import stored_board
-        from ..store import Store
+        from ..store.reading import Store
     with Store(store_url, readonly=True, create=False) as store:
         index, event, state = stored_board(store, duel, at)
     # the heading in the reader's language, as the click path's ``show`` words it (duels.py)

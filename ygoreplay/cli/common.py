@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..receipts import Receipt, Witness
     from ..signing import OrganiserKey
     from ..source import Source
-    from ..store import Store
+    from ..store.reading import Store
 
 
 def signing_key() -> OrganiserKey:
@@ -275,7 +275,7 @@ def open_store(url: str | None, *, readonly: bool = False, create: bool = False,
     alone: a match's stream kind is a tenth of ``show --at N``'s imports). ``reindex``: its
     library index rebuilt even where a newer version built it (``search --reindex``)."""
     from ..match import stream  # noqa: F401  (a store's matches are understood: registers their kind)
-    from ..store import Store
+    from ..store.reading import Store
     key = None if readonly else signing_key()
     trust = ()
     if keys:                                    # the application layer only when keys are named

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..application import Visibility
     from ..receipts import Witness
     from ..state import DuelState
-    from ..store import Store
+    from ..store.reading import Store
 
 
 @main.command(name="export")
@@ -590,7 +590,7 @@ def list_duels(as_json: bool, player: str | None, since: str | None, until: str 
     Read from each duel's header and signed anchor, without decoding its events; with a witness,
     a duel behind the head it kept is marked."""
     from ..application import Records, branch_after, duel_dict
-    from ..store import MissingStore
+    from ..store.records import MissingStore
     behind: dict[str, str] = {}
     try:
         with open_store(store_url, readonly=True) as store, open_witness(witness_url, store) as witness:

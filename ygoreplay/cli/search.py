@@ -50,7 +50,7 @@ def search_command(words: tuple[str, ...], as_json: bool, reindex: bool, check_:
     spectator may know is searched: private and unlisted duels never, a delayed duel up to its delay."""
     from ..library import rebuild
     from ..library_search import SearchError, check_index, parse, search
-    from ..store import KINDS
+    from ..store.records import KINDS
     if words:                # what a user types first (``search Kaiba``) is the words filter, ``--q``
         filters["q"] = " ".join(filter(None, (filters["q"], *words)))
     params = {key: str(value) for key, value in {**filters, "round": round_, "format": format_}.items()

@@ -39,7 +39,7 @@ def serve(host: str, port: int, workers: int, witness_url: str | None, cards: tu
     service first started (it is kept only as a digest)."""
     from ..card_sources import CARDS_ENV
     from ..receipts import WITNESS_ENV, witness_from
-    from ..store import Store
+    from ..store.reading import Store
     _interruptible()
     import uvicorn
     from ..service import ADMIN_ENV, admin_token, create_app
@@ -210,7 +210,7 @@ def _sharing(host: str, port: int) -> Any:
 def demo(path: str, host: str, port: int, cards: tuple[str, ...], store_url: str | None) -> None:
     """Show the service: record a duel file through it over HTTP, a few events at a time as a
     table's client does, print the viewer links, and serve them until Ctrl-C."""
-    from ..store import Store
+    from ..store.reading import Store
     _interruptible()
     from .. import demo as showing
     # the events a table's client sends, read as ``record`` reads them: a file recorded elsewhere

@@ -16,7 +16,7 @@ from ..files import mode_for, read_limited, rewrite, write_atomic
 from ..jsonl import MAX_FILE_SIZE, dumps, loads_events, read_events
 from ..receipts import Receipt, Witness, issue_all
 from ..state import Violation
-from ..store import Store
+from ..store.reading import Store
 from ..i18n import say
 from .files import Match
 from .links import LinkProblem

@@ -30,7 +30,7 @@ from ..i18n import say
 from ..receipts import not_behind
 from ..rules import RuleViolation
 from ..state import DuelState
-from ..store import Record
+from ..store.records import Record
 from .application import witness_heads
 from .events import KINDS
 from .links import LinkProblem, Standing, check_duel, check_ending, first_players, standing

@@ -16,7 +16,9 @@ from ..exchange import view_root
 from ..replay_file import ReplayFile, dumps
 from ..signing import OrganiserKey
 from ..errors import VerificationError
-from ..store import Header, Record, Store, Verification
+from ..store.reading import Store
+from ..store.records import Header, Record
+from ..store.verifying import Verification
 from .rules import MatchState, fold
 from . import stream as _stream  # noqa: F401  (a match is read as a stream of this kind: registered)
 from .views import commitment, summary, view_dict, view_event, visible_codes, withheld

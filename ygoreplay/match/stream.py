@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..cards import CardDB
 from ..events import Event
-from ..store import MATCH_TOPIC, StreamKind, register_kind
+from ..store.records import MATCH_TOPIC, StreamKind, register_kind
 from .rules import MatchState, apply, outcome
 
 

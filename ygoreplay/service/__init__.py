@@ -44,7 +44,8 @@ from ..card_sources import card_lookup
 from ..receipts import Witness, witness_from
 from ..signing import OrganiserKey
 from ..match import stream as _match_stream  # noqa: F401  (the store's matches are served: registers their kind)
-from ..store import MissingStore, Store
+from ..store.reading import Store
+from ..store.records import MissingStore
 from . import (duels, images, judge, languages, library_pages, matches, pages, reference, rounds, search, sharing,
                sheets, uploads)
 from .common import HTTPError, _errors, _Limit

@@ -32,7 +32,7 @@ from ..errors import StoreError, VerificationError
 from ..events import Event
 from ..live import Hub, LiveDuel
 from ..receipts import Witness
-from ..store import Store
+from ..store.reading import Store
 from .common import (_DUEL_ID, Caller, HTTPError, _limited, _Limit, _says_nothing_of_caching, _stated_length,
                      _within_limit, refusals_documented)
 from .head import head_as_get

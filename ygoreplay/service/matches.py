@@ -40,7 +40,8 @@ from ..match.events import CLOCK_PATTERN, DECISION_STAGES, GAME_ENDINGS
 from ..match.links import first_players
 from ..match.policies import POLICIES
 from ..rules import RuleViolation
-from ..store import DuelInfo, new_id
+from ..store.listing import DuelInfo
+from ..store.records import new_id
 from ..text import checked, number
 from .common import (
     _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, EventStream, _jsonable, _request_events, _ygr,

@@ -26,7 +26,7 @@ from ..round_time import call_time
 from ..round_pages import PAGE_HEADERS, qr_page, round_page
 from ..rounds import (MAX_TABLES, RoundSettings, TableRows, changed_tables, create_round, pairings_of_json,
                       read_pairings, results_csv, sign_round, status, verify_round)
-from ..store import Record
+from ..store.records import Record
 from ..text import number
 from .common import KEEPALIVE, EventStream, HTTPError, _body_json
 from .core import Service, ServiceDep, organiser
