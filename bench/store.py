@@ -70,7 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic import generate  # noqa: E402  (bench/synthetic.py)
 
-from ygoreplay import store as store_module  # noqa: E402
+from ygoreplay.store import writing as store_writing  # noqa: E402  (its appends take the snapshots)
 from ygoreplay.cards import CardDB  # noqa: E402
 from ygoreplay.effect_facts import HELPER, EffectFact  # noqa: E402
 from ygoreplay.rules import replay  # noqa: E402
@@ -156,7 +156,7 @@ def scripted_cards(per_card: int) -> CardDB:
 
 def record_long_duel(url: str, events: list, cards: CardDB, every: int | None = None) -> tuple[str, float]:
     """Record ``events`` as one duel, in appends of ``every`` events (the snapshot interval's)."""
-    every = every or store_module.SNAPSHOT_EVERY
+    every = every or store_writing.SNAPSHOT_EVERY
     with Store(url, cards) as st:
         duel = st.create_duel("bench: long synthetic duel")
         t0 = time.perf_counter()
@@ -167,7 +167,7 @@ def record_long_duel(url: str, events: list, cards: CardDB, every: int | None = 
 
 def bench_seek(url: str, label: str, events: list, positions: list[int], profile: bool,
                refold_budget: float, cards: CardDB) -> SeekResult:
-    every = store_module.SNAPSHOT_EVERY
+    every = store_writing.SNAPSHOT_EVERY
     duel, took = record_long_duel(url, events, cards)
     plain = record_long_duel(url, events, CardDB.classic())[0] if any(map(cards.effects, cards)) else None
     with Store(url, cards) as fresh:            # never appended to: no head cache to lean on
@@ -268,7 +268,7 @@ def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -
     """The same duel recorded once per snapshot interval (appends of 32 events, timed), the
     bytes its snapshots and events take, then seeks at the same positions, interleaved across
     the intervals (a fresh Store each)."""
-    chosen = store_module.SNAPSHOT_EVERY
+    chosen = store_writing.SNAPSHOT_EVERY
     with ExitStack() as stack:
         writers = []
         for every in INTERVALS:
@@ -279,12 +279,12 @@ def bench_interval(kind: str, pg_url: str, events: list, positions: list[int]) -
         try:
             for k, i in enumerate(range(0, len(events), 32)):      # the same appends, interleaved
                 for every, _url, st, duel in (writers if k % 2 else writers[::-1]):
-                    store_module.SNAPSHOT_EVERY = every
+                    store_writing.SNAPSHOT_EVERY = every
                     t0 = time.perf_counter()
                     st.append(duel, events[i:i + 32])
                     took[every] += time.perf_counter() - t0
         finally:
-            store_module.SNAPSHOT_EVERY = chosen
+            store_writing.SNAPSHOT_EVERY = chosen
         made = []
         for every, url, writer, duel in writers:
             writer.close()
@@ -714,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start "
           "(other processes' load inflates every figure below)")
     print(f"long duel: {len(events):,} legal synthetic events (seed {args.seed}) generated in "
-          f"{time.perf_counter() - t0:.2f} s; SNAPSHOT_EVERY = {store_module.SNAPSHOT_EVERY}")
+          f"{time.perf_counter() - t0:.2f} s; SNAPSHOT_EVERY = {store_writing.SNAPSHOT_EVERY}")
     rng = random.Random(args.seed)
     positions = [rng.randint(1, len(events)) for _ in range(n_positions)]
 

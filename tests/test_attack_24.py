@@ -144,7 +144,7 @@ def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
     import tracemalloc
     import zlib
 
-    import ygoreplay.store as store_module
+    import ygoreplay.store.records as store_records
     from test_trusted_decode import _recorded
     from ygoreplay.render import render
     url, duel = _recorded(tmp_path)                       # no snapshots: we plant one
@@ -156,7 +156,7 @@ def test_a_deflated_snapshot_is_inflated_only_so_far(tmp_path, monkeypatch):
     with sqlite3.connect(url) as conn:
         conn.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
                      "VALUES (?, ?, ?, ?)", (row.originator_id, row.originator_version, row.topic, row.state))
-    monkeypatch.setattr(store_module, "MAX_SNAPSHOT", 1 << 20)
+    monkeypatch.setattr(store_records, "MAX_SNAPSHOT", 1 << 20)
     with Store(url) as reader:
         tracemalloc.start()
         try:

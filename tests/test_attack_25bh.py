@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 import pytest
 from psycopg import sql
 
-from ygoreplay import store as store_module
+from ygoreplay.store import postgres as store_postgres
 from ygoreplay.decks import BanlistFormatError, DeckFormatError, read_lflist, read_ydk
 from ygoreplay.store import HEADS_MARK, Store
 
@@ -72,7 +72,7 @@ def test_a_forged_heads_notify_makes_no_listener_skip_the_stores_own_appends(tmp
             assert got == (duel, 2)
             nobody.execute(sql.SQL("SELECT pg_notify({}, {})").format(
                 sql.Literal(channel), sql.Literal(f"{HEADS_MARK}{schema}\n999999998 9 {duel}/head")))
-            monkeypatch.setattr(store_module, "HEADS_SAID", 0)             # a NOTIFY saying none: read
+            monkeypatch.setattr(store_postgres, "HEADS_SAID", 0)             # a NOTIFY saying none: read
             with Store(url, concurrent=True) as wide:
                 wide.append(duel, EVENTS[2:3], expected_position=2)
             got = _next(pool, heads)

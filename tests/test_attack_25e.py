@@ -170,14 +170,15 @@ def test_records_no_signed_anchor_vouches_for_never_fill_the_trusted_decoders_ca
     for good, and from then on every record of a shape not yet kept, of any duel, compiled its
     maker again: a trusted decode of the replays/ duels went from 0.8 to 96 us an event. Now
     only the records the signed anchors vouch for are built."""
-    from ygoreplay import events, store as store_module
+    from ygoreplay import events
+    from ygoreplay.store import reading as store_reading
     from ygoreplay.store import Store
     built: list = []
 
     def trusted(data, where=""):
         built.append(data)
         return events.from_trusted_dict(data, where)
-    monkeypatch.setattr(store_module, "from_trusted_dict", trusted)
+    monkeypatch.setattr(store_reading, "from_trusted_dict", trusted)
     url, duel, count = _appended(tmp_path, monkeypatch)
     forged = [{"kind": "turn_started", "player": 0, "turn": 2, f"forged{i}": 0} for i in range(40)]
     forged.append({"kind": "card_moved", "card": "p0.m1", "to": [1, "gy", 987654321], "reason": "destroyed"})

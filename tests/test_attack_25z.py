@@ -70,7 +70,8 @@ def test_a_store_locked_by_another_session_is_said_busy_not_no_store(tmp_path, m
     """A store another session holds locked (an exclusive transaction) when it is opened: busy,
     try again (``StoreBusy``, exit 75), not "not a ygoreplay store (not an SQLite database:
     database is locked)", a lasting refusal of a good store."""
-    monkeypatch.setattr("ygoreplay.store.SQLITE_LOCK_WAIT", 1)
+    monkeypatch.setattr("ygoreplay.store.opening.SQLITE_LOCK_WAIT", 1)
+    monkeypatch.setattr("ygoreplay.store.reading.SQLITE_LOCK_WAIT", 1)
     copy, duel, _count = _backup(tmp_path)
     holder = sqlite3.connect(copy, isolation_level=None)
     try:
@@ -89,7 +90,8 @@ def test_a_read_of_a_store_another_session_locked_since_it_was_opened_is_busy_ne
     again (``StoreBusy``), not the store's refusal (``StoreError``), which resolving an id read
     as "no duel has this id"."""
     from ygoreplay.source import resolve_duel
-    monkeypatch.setattr("ygoreplay.store.SQLITE_LOCK_WAIT", 1)
+    monkeypatch.setattr("ygoreplay.store.opening.SQLITE_LOCK_WAIT", 1)
+    monkeypatch.setattr("ygoreplay.store.reading.SQLITE_LOCK_WAIT", 1)
     copy, duel, _count = _backup(tmp_path)
     with Store(copy, readonly=True) as store:
         holder = sqlite3.connect(copy, isolation_level=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ygoreplay import store as store_module
+from ygoreplay.store import postgres as store_postgres
 from ygoreplay.store import Store, _Heads
 
 from test_live_followers import EVENTS
@@ -48,7 +48,7 @@ def test_the_heads_a_notify_says_are_not_read_back_and_one_that_says_none_is_rea
         assert next(heads) == (other, 1)
         assert len(reads) == first + 1
         # more heads than a NOTIFY may say: said none, and read
-        monkeypatch.setattr(store_module, "HEADS_SAID", 0)
+        monkeypatch.setattr(store_postgres, "HEADS_SAID", 0)
         with Store(url, concurrent=True) as wide:
             wide.append(duel, EVENTS[2:3], expected_position=2)
             assert next(heads) == (duel, 3)

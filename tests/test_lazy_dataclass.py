@@ -116,7 +116,9 @@ def _program_classes() -> list[type]:
     from ygoreplay.events import EVENT_TYPES
     import ygoreplay.cli  # noqa: F401
     import ygoreplay.rules  # noqa: F401
-    import ygoreplay.store  # noqa: F401  (its headers, heads, records and the fold kept at a duel's head)
+    import ygoreplay.store.records  # noqa: F401  (its headers, heads, records and the fold kept at a duel's head)
+    import ygoreplay.store.listing  # noqa: F401  (a duel as listed)
+    import ygoreplay.store.verifying  # noqa: F401  (a verification's result)
     import ygoreplay.signing  # noqa: F401  (its keys)
     import ygoreplay.source  # noqa: F401  (a duel opened for study)
     found = []

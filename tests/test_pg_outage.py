@@ -20,7 +20,7 @@ from test_attack_25k import _Cutter
 from test_group_commit import DAMAGE, _held_group
 from test_release import ADMIN, ORGANISER
 from test_store import _pg_connect, fresh_url, sample
-from ygoreplay import store as store_module
+from ygoreplay.store import opening as store_opening, reading as store_reading
 from ygoreplay.errors import StoreBusy, StoreError, StoreUnavailable
 from ygoreplay.store import Store
 
@@ -212,7 +212,8 @@ def test_a_write_behind_a_held_table_lock_is_told_the_store_is_busy_and_nothing_
     is busy (a 503, code ``store_busy``), its transaction rolled back (its index rows too: a
     new turn); a group of appends is told so at once, each not waiting again alone; once the
     lock is free the same appends are written."""
-    monkeypatch.setattr(store_module, "LOCK_WAIT", 1)
+    monkeypatch.setattr(store_opening, "LOCK_WAIT", 1)
+    monkeypatch.setattr(store_reading, "LOCK_WAIT", 1)
     events = sample(DAMAGE)
     with fresh_url("postgresql", tmp_path / "x.sqlite", "pgout") as where, \
             Store(where, concurrent=concurrent_store) as store:

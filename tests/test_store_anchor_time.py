@@ -13,7 +13,7 @@ import pytest
 
 from test_store import DECK_OUT, _pg_connect, sample, store, open_store, store_url  # noqa: F401
 from ygoreplay import chain
-from ygoreplay import store as store_module
+from ygoreplay.store import records as store_records
 from ygoreplay.store import HEAD_TOPIC, Store
 
 #: nanoseconds since the epoch: 0, under a millisecond, the last of a second, of a day, of 9999,
@@ -24,9 +24,9 @@ INSTANTS = [0, 999_999, 1_999_999_999, 86_399_999_999_999, 253_402_300_799_999_9
 
 def test_an_append_time_is_the_chain_time_of_its_milliseconds(monkeypatch):
     clock = iter(INSTANTS)
-    monkeypatch.setattr(store_module.time, "time_ns", lambda: next(clock))
+    monkeypatch.setattr(store_records.time, "time_ns", lambda: next(clock))
     for ns in INSTANTS:
-        text, ms = store_module._now()
+        text, ms = store_records._now()
         assert ms == ns // 1_000_000
         assert text == chain.from_ms(ms) and chain.to_ms(text) == ms
 

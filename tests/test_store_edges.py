@@ -33,7 +33,7 @@ from test_match_link_race import ORGANISER, _games, _match, _started
 from test_pg_outage import PASSWORD, _client, _told_unavailable
 from test_release import ORGANISER as ORGANISER_TOKEN
 from test_store import _pg_connect, fresh_url, sample
-from ygoreplay import store as store_module
+from ygoreplay.store import opening as store_opening, postgres as store_postgres, reading as store_reading
 from ygoreplay.errors import StoreBusy, StoreError, StoreUnavailable, WriteOutcomeUnknown
 from ygoreplay.live import Hub
 from ygoreplay.match import commands
@@ -94,7 +94,7 @@ def test_a_read_from_a_server_that_stopped_answering_is_told_the_store_is_not_an
     """The relay stops passing anything on, its sockets open: the read waited for ever (TCP
     sees nothing wrong: the relay's end still acknowledges). Now it is ``StoreUnavailable``,
     the service's 503, naming the store and never its password."""
-    monkeypatch.setattr(store_module, "ANSWER_WAIT", 2, raising=False)
+    monkeypatch.setattr(store_opening, "ANSWER_WAIT", 2)
     where, via, relay = stalling
     events = sample(DAMAGE)
     with Store(via) as store:
@@ -117,7 +117,7 @@ def test_a_write_to_a_server_that_stopped_answering_is_told_its_outcome_is_unkno
                                                                                   concurrent):
     """The write is sent and no answer ever comes, nor can the store be asked after: its
     outcome is unknown (exit 5), not a hang, and not "nothing was written". The duel is whole."""
-    monkeypatch.setattr(store_module, "ANSWER_WAIT", 2, raising=False)
+    monkeypatch.setattr(store_opening, "ANSWER_WAIT", 2)
     where, via, relay = stalling
     events = sample(DAMAGE)
     with Store(via, concurrent=concurrent) as store:
@@ -151,8 +151,10 @@ def test_a_statement_the_server_cancels_is_told_the_store_is_busy(tmp_path, monk
     """A read behind another session's lock had no bound (the write's lock wait has one): it
     waited for as long as the lock was held. Now the server cancels it after
     ``STATEMENT_WAIT``: ``StoreBusy`` saying so, the service's 503 ``store_busy``, never a 500."""
-    monkeypatch.setattr(store_module, "STATEMENT_WAIT", 1, raising=False)
-    monkeypatch.setattr(store_module, "ANSWER_WAIT", 30, raising=False)
+    monkeypatch.setattr(store_opening, "STATEMENT_WAIT", 1)
+    monkeypatch.setattr(store_reading, "STATEMENT_WAIT", 1)
+    monkeypatch.setattr(store_postgres, "STATEMENT_WAIT", 1)
+    monkeypatch.setattr(store_opening, "ANSWER_WAIT", 30)
     events = sample(DAMAGE)
     with fresh_url("postgresql", tmp_path / "x.sqlite", "edges") as where, Store(where) as store:
         duel = store.create_duel("locked")
@@ -174,7 +176,8 @@ def test_sqlite_locked_by_another_connection_is_busy(tmp_path, monkeypatch, writ
     lock: the write was refused with SQLite's own words ("refused the write ... database is
     locked", a ``StoreError``: a 400 from the service, exit 2). Now it is ``StoreBusy``, as a
     PostgreSQL lock wait: ``store_busy``, exit 75, nothing written, and it goes through after."""
-    monkeypatch.setattr(store_module, "SQLITE_LOCK_WAIT", 1, raising=False)
+    monkeypatch.setattr(store_opening, "SQLITE_LOCK_WAIT", 1)
+    monkeypatch.setattr(store_reading, "SQLITE_LOCK_WAIT", 1)
     path = tmp_path / "s.sqlite"
     events = sample(DAMAGE)
     with Store(str(path)) as store:

@@ -32,7 +32,7 @@ from ygoreplay.replay_file import dumps, loads, read, sign, verify_chain
 from ygoreplay.rules import History, replay
 from ygoreplay.rules import history as history_module
 from ygoreplay.signing import OrganiserKey
-from ygoreplay import store as store_module
+from ygoreplay.store.postgres import _PostgresWriter
 from ygoreplay.store import SNAPSHOT_EVERY, Store
 
 WHERE = "WHERE originator_id = ? AND originator_version = ?"
@@ -380,7 +380,7 @@ def _fail_writes(monkeypatch, store: Store, fault) -> None:
     """Every write of events fails with ``fault``: the recorder's insert, and on PostgreSQL the
     store's own pipelined writer (which does not go through it)."""
     monkeypatch.setattr(type(store.events), "insert_events", fault)
-    monkeypatch.setattr(store_module._PostgresWriter, "write", fault)
+    monkeypatch.setattr(_PostgresWriter, "write", fault)
 
 
 def test_an_interrupted_record_leaves_nothing(store_url, store, monkeypatch):
