@@ -337,7 +337,6 @@ class _PostgresWriter:
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none, it broke, or the server hung up on
         it (``_hung_up``: a restart; the first write after it failed) (its caller holds ``_using``)."""
-        import psycopg
         if self._closed:                 # as the closed store's pool refuses its readers
             raise StoreError(say("the store {name} is closed", name=self._store.name))
         if self._conn is not None and (self._conn.closed or self._conn.broken or _hung_up(self._conn)):
@@ -561,7 +560,6 @@ class _Heads:
         """The listening connection, made (and listening) now if there is none: anything written
         while there was none is read next."""
         if self._conn is None:
-            import psycopg
             from psycopg.rows import tuple_row
             conn = _bounded().connect(**self._kwargs)
             try:
