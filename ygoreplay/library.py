@@ -73,7 +73,7 @@ _VOUCHED = ("id", "kind", "title", "created", "created_ms", "parent", "p0", "p1"
             "visibility", "delay_events", "delay_ms", "match", "turn", "ended", "winner", "reason", "first_flag",
             "flag_mac", "first_rollback", "rollback_mac")
 _vouched_values = itemgetter(*_VOUCHED)
-# the store's own topics (store.py names them; this module sits below it)
+# the store's own topics (store/records.py names them; this module sits below it)
 _HEADERS = ("ygoreplay:duel", "ygoreplay:match")
 _HEAD, _ACCESS, _MATCH_GAME = "ygoreplay:head", "ygoreplay:access", "ygoreplay:match_game"
 _SUMMONS = frozenset(("normal_summoned", "flip_summoned", "special_summoned"))
