@@ -8,6 +8,8 @@ first; with warnings off nothing said so until it was stored). A field monster's
 effect's ATK/DEF and a stopped attack name it as their cause as online."""
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
@@ -133,5 +135,95 @@ def test_offline_the_link_just_resolved_is_the_cause_of_a_stat_change_and_a_stop
     assert resolved["kind"] == "chain_link_resolved"
     assert (stats["kind"], stats["atk"], stats.get("cause")) == ("stats_changed", 1000, "p0.m1")
     assert (stop["kind"], stop.get("cause"), stop.get("player")) == ("attack_cancelled", "p0.m1", 0)
+    assert not table.errors, table.errors
+    table.close()
+
+
+MIRROR_FORCE, POT = 44095762, 55144522
+
+
+def _in_sight(table: Table, label: str) -> None:
+    """The sheet's action of that label whole in the first screen as the sheet opens, then tapped."""
+    expect(table.page.locator("#sheet-actions")).to_have_attribute("data-at", table.page.get_attribute("body", "data-events"))
+    button = table.page.locator(f'#sheet-actions .action[data-label="{label}"] button.big')
+    box = button.bounding_box() if button.evaluate("b => b.checkVisibility()") else None
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 740, f"{label!r} is a scroll away: {box}"
+    table.sheet_action(label)
+
+
+def test_a_whole_duel_at_360_counted_step_by_step(service, browser):  # noqa: F811
+    """A whole duel as a scorekeeper records it at 360 × 740, from the start form to the win by LP,
+    each step's taps counted (printed: the figures of bench/README.md), each action of a card's
+    sheet in the first screen as the sheet opens: the sheet opened below the board, its title
+    alone in sight, every action a scroll away."""
+    duel = create(service.url, title="a whole duel, counted", mode="witnessed")
+    table = Table(browser, duel["record"]["recorder"], width=360)
+    table.page.set_viewport_size({"width": 360, "height": 740})
+    taps: dict[str, int] = {}
+    n = 0
+
+    def step(name: str, more: int, *moves: str) -> None:
+        nonlocal n
+        for move in moves:
+            table.tap(f'[data-move="{move}"]')
+        n += more
+        table.settled(n)
+        taps[name] = taps.get(name, 0) + table.taps - mark[0]
+        mark[0] = table.taps
+
+    mark = [0]
+    table.page.fill("#name0", "A")
+    table.page.fill("#name1", "B")
+    table.taps += 2
+    table.tap("#start")
+    step("start form", 5)
+    step("turn 1 to Main Phase 1", 4, "next-turn", "phase-draw", "phase-standby", "phase-main1")
+    table.name("p0.m0", VORSE)
+    _in_sight(table, "Normal Summon")
+    step("Normal Summon (named)", 1)
+    table.name("p0.m1", MIRROR_FORCE)
+    _in_sight(table, "Set (Spell/Trap)")
+    step("Set a Trap (named)", 1)
+    step("end, next turn, draw", 5, "phase-end", "next-turn", "phase-draw", "draw-card", "phase-standby")
+    step("to Main Phase 1", 1, "phase-main1")
+    table.name("p1.m0", WARWOLF)
+    _in_sight(table, "Normal Summon")
+    step("Normal Summon (named)", 1)
+    hand = table.page.evaluate("window.ygoreplay.recorder.board.players[1].hand.map(c => c.id)")
+    table.name(hand[0], POT)
+    _in_sight(table, "Activate")
+    step("chain link 1 (a Spell named)", 1)
+    table.card("p0.m2")
+    _in_sight(table, "Send it to the GY to activate (cost)")
+    step("chain link 2 (a hand trap)", 1)
+    for move in ("pass", "pass", "resolve", "resolve"):
+        table.tap(f'#chainbox [data-move="{move}"]')
+        n += 1
+        table.settled(n)
+    step("chain resolved", 0)
+    step("Pot of Greed's draw of 2", 2, "draw-card", "draw-card")       # by the link just resolved
+    drawn = stored(service.url, duel)[-2:]
+    assert [(e["kind"], e["player"], e.get("cause")) for e in drawn] == [("cards_drawn", 1, hand[0])] * 2
+    table.tap('#chainbox [data-move="chain-over"]')
+    step("chain over", 2)
+    step("to Battle Phase", 1, "phase-battle")
+    table.card("p1.m0")
+    _in_sight(table, "Attack")
+    step("attack", 2)
+    step("damage", 1, "step-damage")
+    for kind in ("damage_calculated", "life_points_changed", "card_moved"):    # the bar's, Vorse to the GY the last
+        table.move(kind)
+        step("damage", 1)
+    step("end, next turn", 2, "phase-end", "next-turn")
+    table.keypad(1, 8000, "effect_damage")
+    step("effect damage of 8000", 1)
+    table.move("duel_ended")
+    step("win by LP", 1)
+    last = stored(service.url, duel)[-1]
+    assert (last["kind"], last["winner"]) == ("duel_ended", 0)
+    print("\\nTAPS", taps, "total", sum(taps.values()))
+    lines = httpx.get(f"{service.url}/duels/{duel['id']}/events", headers=auth(duel["tokens"]["judge"])).text.splitlines()
+    flagged = [json.loads(line)["flags"] for line in lines if '"flags": [{' in line]
+    assert flagged == [], "every entry as the rules allow"
     assert not table.errors, table.errors
     table.close()

@@ -75,8 +75,8 @@ const TO_GY = ["Send to the GY", "Send to the Extra Deck face-up"];
 // Each sheet's actions in the order a table plays them (``likely``); an action in none comes last.
 const LIKELY = {
   handMain: ["Normal Summon", "Activate", "Activate (Field Spell)", "Set (Spell/Trap)", "Set (monster)", "Special Summon",
-    "Send to the GY to activate (cost)", "Activate an effect (Quick)", ...TO_GY],
-  hand: ["Send to the GY to activate (cost)", "Activate an effect (Quick)", "Activate", ...TO_GY, "Special Summon", "Banish"],
+    "Send it to the GY to activate (cost)", "Activate an effect (Quick)", ...TO_GY],
+  hand: ["Send it to the GY to activate (cost)", "Activate an effect (Quick)", "Activate", ...TO_GY, "Special Summon", "Banish"],
   attacker: ["Stop this attack", "Change ATK/DEF", ...TO_GY, "Activate an effect (Quick)", "Banish"],
   resolving: [...TO_GY, "Change ATK/DEF", "Banish", "Return to the hand", "Return to the Extra Deck", "Activate an effect (Quick)"],
   attacking: ["Attack", "Attack directly", "Activate an effect (Quick)", "Change ATK/DEF", ...TO_GY],
@@ -917,7 +917,10 @@ class Recorder {
   // 12 to 14 rows at 360 px, its common one often below the fold, and a hand card of the player
   // whose turn it isn't offered *Normal Summon* first (SUM-01), flagged only once stored.
   sheetRows(found, card) {
-    const refused = found.filter((a) => a.breaks || a.verdict === "illegal");
+    // an attack in the Start Step is entered with the Battle Step (``enter``): BATTLE-02 is no bar
+    const started = (a) => a.event.kind === "attack_declared" && this.step === "start"
+      && (a.breaks || a.rules || []).every((rule) => rule === "BATTLE-02");
+    const refused = found.filter((a) => (a.breaks || a.verdict === "illegal") && !started(a));
     const rank = this.likely(card);
     const allowed = found.filter((a) => !refused.includes(a)).map((a, i) => [rank(a.label), i, a])
       .sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, , a]) => a);
@@ -949,7 +952,7 @@ class Recorder {
     const order = place === "hand"
       ? (mine && main ? LIKELY.handMain : LIKELY.hand)
       : place === "mzone"
-        ? (attacker ? LIKELY.attacker : chain ? LIKELY.resolving : mine && phase === "battle" && ["start", "battle"].includes(step)
+        ? (attacker ? LIKELY.attacker : chain ? LIKELY.resolving : mine && phase === "battle" && [null, "start", "battle"].includes(step)
           ? LIKELY.attacking : mine && main ? LIKELY.monsterMain : LIKELY.monster)
         : place === "szone" ? LIKELY.spell : LIKELY.pile;
     return (label) => { const i = order.indexOf(label); return i < 0 ? order.length : i; };
@@ -1274,8 +1277,13 @@ class Recorder {
     box.append(draw, next);
   }
 
+  // The turn player's Draw Phase draw; outside it, a draw by the card of the link just resolved
+  // (Pot of Greed: its player draws, that card the cause, as TURN-02 asks). Such a draw was the
+  // turn player's with no cause, stored flagged TURN-02, or typed whole in *Something else…*.
   drawCard() {
-    this.enter([{ kind: "cards_drawn", player: this.turn.player, count: 1 }], t("Draw"));
+    const by = this.phase === "draw" ? null : this.lastResolved, card = by ? this.cardOnBoard(by) : null;
+    this.enter([{ kind: "cards_drawn", player: card ? card.controller : this.turn.player, count: 1,
+      ...(card ? { cause: by } : {}) }], t("Draw"));
   }
 
   nextTurn() {
