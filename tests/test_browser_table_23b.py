@@ -142,6 +142,24 @@ def test_offline_the_link_just_resolved_is_the_cause_of_a_stat_change_and_a_stop
 MIRROR_FORCE, POT = 44095762, 55144522
 
 
+def test_offline_a_link_resolved_before_the_network_dropped_is_the_cause(service, browser):  # noqa: F811
+    """The same with Magic Cylinder's resolution stored before the network dropped: the page reads
+    the link that resolved off the board before it (the board keeps the chain, not what left it)."""
+    events = [*BATTLE, ATTACK, *CYLINDER_RESOLVED]
+    duel, table = _at(service, browser, "offline cause, stored", events)
+    table.context.set_offline(True)
+    table.card("p1.m0")
+    expect(table.page.locator("#sheet-actions .hint")).to_contain_text("these moves are always possible")
+    table.tap('#sheet-actions .action[data-label="Stop this attack"] button.big')
+    expect(table.page.locator("body")).to_have_attribute("data-queued", "1", timeout=30_000)
+    table.context.set_offline(False)
+    table.settled(len(events) + 1)
+    stop = stored(service.url, duel)[-1]
+    assert (stop["kind"], stop.get("cause"), stop.get("player")) == ("attack_cancelled", "p0.m1", 0)
+    assert not table.errors, table.errors
+    table.close()
+
+
 def _in_sight(table: Table, label: str) -> None:
     """The sheet's action of that label whole in the first screen as the sheet opens, then tapped."""
     expect(table.page.locator("#sheet-actions")).to_have_attribute("data-at", table.page.get_attribute("body", "data-events"))
@@ -154,8 +172,9 @@ def _in_sight(table: Table, label: str) -> None:
 def test_a_whole_duel_at_360_counted_step_by_step(service, browser):  # noqa: F811
     """A whole duel as a scorekeeper records it at 360 × 740, from the start form to the win by LP,
     each step's taps counted (printed: the figures of bench/README.md), each action of a card's
-    sheet in the first screen as the sheet opens: the sheet opened below the board, its title
-    alone in sight, every action a scroll away."""
+    sheet in the first screen as the sheet opens, no entry flagged. Pot of Greed's draw of 2 is
+    *Draw 1* twice, by Pot of Greed (TURN-02): the bar's draw was the turn player's with no cause,
+    flagged, so it was typed in *Something else…* (six taps)."""
     duel = create(service.url, title="a whole duel, counted", mode="witnessed")
     table = Table(browser, duel["record"]["recorder"], width=360)
     table.page.set_viewport_size({"width": 360, "height": 740})
