@@ -78,12 +78,20 @@ class Table:
         """The action of that label in the open sheet, with ``value`` for ``field`` when it is one
         of its other choices (a chip), else its default."""
         expect(self.page.locator("#sheet-actions")).to_have_attribute("data-at", self.page.get_attribute("body", "data-events"))
+        self.unfold(label)
         row = f'#sheet-actions .action[data-label="{label}"]'
         chip = f'{row} [data-choice="{field}={value}"]'
         if field is not None and self.page.locator(chip).count():
             self.tap(chip)
         else:
             self.tap(f"{row} button.big")
+
+    def unfold(self, label: str) -> None:
+        """A tap on the sheet's folded group (*More…*, *Against the rules now*) that holds the
+        action of that label, if one does."""
+        folded = f'#sheet-actions details:not([open]):has(.action[data-label="{label}"]) > summary'
+        if self.page.locator(folded).count():
+            self.tap(folded)
 
     def move(self, kind: str, shows: str = "") -> None:
         moves = self.page.locator("#moves")

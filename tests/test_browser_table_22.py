@@ -47,6 +47,7 @@ def test_a_monster_returned_to_the_top_or_bottom_of_the_deck_is_one_tap_online_a
     expect(table.page.locator("#sheet-actions .action").filter(has_text="Return to the bottom of the Deck")) \
         .to_have_count(1, timeout=30_000)
     expect(table.page.locator("#sheet-actions .hint")).to_contain_text("these moves are always possible")
+    table.unfold("Return to the bottom of the Deck")          # under *More…*: a rare one
     table.tap('#sheet-actions .action[data-label="Return to the bottom of the Deck"] button.big')
     expect(table.page.locator("body")).to_have_attribute("data-queued", "2", timeout=30_000)
     table.context.set_offline(False)

@@ -67,6 +67,26 @@ const LP_OPS = [["effect_damage", N_("Damage"), "d"], ["battle_damage", N_("Batt
 const STEPS = [["battle", N_("Battle step")], ["damage", N_("Damage step")], ["end", N_("End step")]];
 // ZONE-11: the sheet's action putting a card in between the top and the bottom of its Deck (its place typed)
 const PLACE_IN_DECK = N_("Place in the Deck, from the top");
+N_("More… ({n})"); N_("Against the rules now ({n})");
+// A card's sheet shows this many of its likeliest actions, the rest under *More…* (360 × 740: the
+// first screen holds the sheet's header, its names and these).
+const FIRST_ROWS = 5;
+const TO_GY = ["Send to the GY", "Send to the Extra Deck face-up"];
+// Each sheet's actions in the order a table plays them (``likely``); an action in none comes last.
+const LIKELY = {
+  handMain: ["Normal Summon", "Activate", "Activate (Field Spell)", "Set (Spell/Trap)", "Set (monster)", "Special Summon",
+    "Send it to the GY to activate (cost)", "Activate an effect (Quick)", ...TO_GY],
+  hand: ["Send it to the GY to activate (cost)", "Activate an effect (Quick)", "Activate", ...TO_GY, "Special Summon", "Banish"],
+  attacker: ["Stop this attack", "Change ATK/DEF", ...TO_GY, "Activate an effect (Quick)", "Banish"],
+  resolving: [...TO_GY, "Change ATK/DEF", "Banish", "Return to the hand", "Return to the Extra Deck", "Activate an effect (Quick)"],
+  attacking: ["Attack", "Attack directly", "Activate an effect (Quick)", "Change ATK/DEF", ...TO_GY],
+  monsterMain: ["Activate an effect", "Change to defense", "Change to attack", "Flip Summon", "Change ATK/DEF", ...TO_GY,
+    "Activate an effect (Quick)"],
+  monster: ["Activate an effect (Quick)", "Change ATK/DEF", ...TO_GY, "Banish", "Return to the hand", "Flip Summon"],
+  spell: ["Activate", "Send to the GY (resolved)", ...TO_GY, "Banish", "Return to the hand"],
+  pile: ["Xyz Summon", "Synchro Summon", "Link Summon", "Special Summon", "Activate an effect", "Return to the hand",
+    "Send to the GY", "Banish", "Return to the Extra Deck", "Shuffle into the Deck"],
+};
 // What the static bar and chain box enter: the server's moves of these kinds are not listed twice.
 const BAR_KINDS = new Set(["phase_entered", "step_entered", "turn_started", "cards_drawn", "priority_passed",
   "chain_link_resolved", "chain_ended"]);
@@ -425,6 +445,32 @@ class Recorder {
     return phase;
   }
 
+  // The card of the chain link resolved last while its chain is still resolving (no *Chain over*
+  // since), as the rules' ``resolved`` holds it: read off the stored boards (a resolution takes
+  // the last link of the board before it), then the entries waiting (an activation adds a link).
+  // Offline, an effect's ATK/DEF and a stopped attack name it as their cause, as online; they
+  // named none. Past a judge's rollback or correction the page cannot tell: none.
+  get lastResolved() {
+    const frames = this.duel.frames, boards = this.duel.boards;
+    let last = null;
+    for (let i = frames.length - 1; i > 0; i--) {
+      const kind = frames[i].kind;
+      if (kind === "chain_link_resolved") {
+        const links = boards[i - 1].chain || [], link = links[links.length - 1];
+        last = link && link.card ? link.card.id : null;
+        break;
+      }
+      if (["chain_ended", "turn_started", "rolled_back", "entry_corrected"].includes(kind)) break;
+    }
+    let chain = ((this.board && this.board.chain) || []).map((link) => (link.card ? link.card.id : null));
+    for (const ev of this.ahead()) {
+      if (ev.kind === "activated") chain.push(ev.card);
+      else if (ev.kind === "chain_link_resolved") last = chain.pop() || null;
+      else if (ev.kind === "chain_ended" || ev.kind === "turn_started") { last = null; chain = []; }
+    }
+    return last;
+  }
+
   // The card the last entry named: an LP change's default cause.
   get lastCard() {
     const events = [...this.entered.slice(-6)];
@@ -757,6 +803,8 @@ class Recorder {
     if (this.info.warnings && action.verdict && action.verdict !== "legal") {
       const mark = el("span", `verdict ${action.verdict}`, `${action.verdict}${action.rules ? " " + action.rules.join(" ") : ""}`);
       row.append(mark);
+    } else if (action.breaks) {
+      row.append(el("span", "breaks", action.breaks.join(" ")));      // the rules it breaks, warnings off too
     }
     return row;
   }
@@ -826,10 +874,13 @@ class Recorder {
       found = null;
     }
     if (this.selected !== id || at !== this.duel.length || named !== this.namedText()) return;
-    const rows = found ? found.map((a) => this.actionRow(a, "card")) : this.offlineActions(card);
+    const rows = found ? this.sheetRows(found, card) : this.offlineActions(card);
     box.replaceChildren(...this.sealRows(card), ...rows);
     box.dataset.at = String(at);
     box.dataset.shows = named;
+    // at 360 × 740 the sheet opened below the board, its title alone in sight: its rows were a
+    // scroll away (sticky does not hold it there), so it is brought into sight whole
+    sheet.scrollIntoView({ block: "nearest" });
     if (fresh && unnamed && window.matchMedia("(pointer: fine)").matches) $("#name-input").focus();
   }
 
@@ -838,11 +889,10 @@ class Recorder {
   // was typed whole in *Something else…*). The sheet says why.
   offlineActions(card) {
     if (!card) return [el("p", "hint", t("This card is not on the board now."))];
-    const rows = [el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."))];
+    const hint = el("p", "hint", t("The rules' list comes back with the network; these moves are always possible."));
     const activation = this.offlineActivation(card);
-    if (activation) rows.push(this.actionRow({ label: N_("Activate"), label_translated: t("Activate"), event: activation }, "card"));
-    rows.push(...[...this.offlineSummons(card), ...this.offlineAttacks(card), ...this.offlineBattleAndStats(card)]
-      .map((a) => this.actionRow({ ...a, label_translated: t(a.label) }, "card")));
+    const found = [...(activation ? [{ label: N_("Activate"), event: activation }] : []),
+      ...this.offlineSummons(card), ...this.offlineAttacks(card), ...this.offlineBattleAndStats(card)];
     // a Fusion, Synchro, Xyz or Link monster goes back to the Extra Deck, not the hand or Deck (ZONE-12)
     const type = this.types.get(this.shows[card.id] || card.code) || 0;
     // ZONE-11: to the Deck it is shuffled in, or placed on its top or bottom as the effect says
@@ -856,9 +906,68 @@ class Recorder {
       const owner = zone === "hand" ? card.controller : card.owner;
       const to = index === undefined ? [owner, zone] : [owner, zone, index];
       // offline the page cannot ask why a card moves: to the GY it is "sent" (it was stored as returned)
-      rows.push(this.actionRow({ label, label_translated: t(label), event: { kind: "card_moved", card: card.id, to, reason: why || { gy: "sent", banished: "banished" }[zone] || "returned" } }, "card"));
+      found.push({ label, event: { kind: "card_moved", card: card.id, to, reason: why || { gy: "sent", banished: "banished" }[zone] || "returned" } });
     }
+    return [hint, ...this.sheetRows(found.map((a) => ({ ...a, label_translated: t(a.label) })), card)];
+  }
+
+  // The sheet at the speed of play: what the card most likely does now first (``likely``), the
+  // rest folded under *More…*, and what the rules refuse now (``breaks``) apart, each flagged with
+  // its rule IDs: a judge's record may still need what physically happened. A field monster had
+  // 12 to 14 rows at 360 px, its common one often below the fold, and a hand card of the player
+  // whose turn it isn't offered *Normal Summon* first (SUM-01), flagged only once stored.
+  sheetRows(found, card) {
+    // an attack in the Start Step is entered with the Battle Step (``enter``): BATTLE-02 is no bar
+    const started = (a) => a.event.kind === "attack_declared" && this.step === "start"
+      && (a.breaks || a.rules || []).every((rule) => rule === "BATTLE-02");
+    const refused = found.filter((a) => (a.breaks || a.verdict === "illegal") && !started(a));
+    const rank = this.likely(card);
+    const allowed = found.filter((a) => !refused.includes(a)).map((a, i) => [rank(a.label), i, a])
+      .sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, , a]) => a);
+    const first = allowed.length > FIRST_ROWS + 1 ? FIRST_ROWS : allowed.length;
+    const rows = allowed.slice(0, first).map((a) => this.actionRow(a, "card"));
+    if (allowed.length > first) rows.push(this.foldedRows("more", t("More… ({n})", { n: allowed.length - first }), allowed.slice(first)));
+    if (refused.length) rows.push(this.foldedRows("against", t("Against the rules now ({n})", { n: refused.length }), refused));
     return rows;
+  }
+
+  foldedRows(group, summary, found) {
+    const box = el("details", `more ${group}`);
+    box.dataset.group = group;
+    const head = el("summary", "", summary);
+    head.dataset.group = group;
+    box.append(head, ...found.map((a) => this.actionRow(a, "card")));
+    box.addEventListener("toggle", () => { if (box.open) box.scrollIntoView({ block: "nearest" }); });
+    return box;
+  }
+
+  // How likely each of a card's actions is now, by the label's place in the list for where the
+  // card is, whose turn it is, the phase, the Battle Phase's step and the chain (lower first).
+  likely(card) {
+    const board = this.board, place = card ? this.placeOf(card.id) : null;
+    const mine = !!card && card.controller === this.turn.player, phase = this.phase, step = this.step;
+    const attacker = board && board.attack && board.attack.attacker && card && board.attack.attacker.id === card.id;
+    const chain = !!(board && board.chain && board.chain.length) || this.lastResolved !== null;
+    const main = ["main1", "main2"].includes(phase);
+    const order = place === "hand"
+      ? (mine && main ? LIKELY.handMain : LIKELY.hand)
+      : place === "mzone"
+        ? (attacker ? LIKELY.attacker : chain ? LIKELY.resolving : mine && phase === "battle" && [null, "start", "battle"].includes(step)
+          ? LIKELY.attacking : mine && main ? LIKELY.monsterMain : LIKELY.monster)
+        : place === "szone" ? LIKELY.spell : LIKELY.pile;
+    return (label) => { const i = order.indexOf(label); return i < 0 ? order.length : i; };
+  }
+
+  placeOf(id) {
+    const board = this.board;
+    if (!board) return null;
+    if (board.emz.some((c) => c && c.id === id)) return "mzone";
+    for (const side of board.players) {
+      if (side.hand.some((c) => c && c.id === id)) return "hand";
+      if (side.mzone.some((c) => c && c.id === id)) return "mzone";
+      if ([...side.szone, side.fzone].some((c) => c && c.id === id)) return "szone";
+    }
+    return "pile";
   }
 
   // A Spell or Trap's activation as the rules' list offers it first: a Spell from the hand to the
@@ -919,20 +1028,22 @@ class Recorder {
   }
 
   // BATTLE-06, an effect's ATK/DEF: the attacker's attack stopped, a face-up monster's figures
-  // set, as the rules' list offers them (by no cause: offline the page cannot tell the link just
-  // resolved; the figures' fields are the sheet's as online).
+  // set, as the rules' list offers them, by the card of the link just resolved (``lastResolved``;
+  // the stopped attack by its player); the figures' fields are the sheet's as online.
   offlineBattleAndStats(card) {
-    const board = this.board, out = [];
+    const board = this.board, out = [], by = this.lastResolved, causer = by ? this.cardOnBoard(by) : null;
+    const cause = by ? { cause: by } : {};
     const onField = board.players.some((side) => side.mzone.some((c) => c && c.id === card.id))
       || board.emz.some((c) => c && c.id === card.id);
     if (!onField) return out;
     if (board.attack && board.attack.attacker && board.attack.attacker.id === card.id) {
-      out.push({ label: N_("Stop this attack"), event: { kind: "attack_cancelled" } });
+      out.push({ label: N_("Stop this attack"), event: { kind: "attack_cancelled", ...cause,
+        ...(causer ? { player: causer.controller } : {}) } });
     }
     if (!card.hidden && card.position !== "set" && card.atk !== undefined && card.atk !== null) {
       const link = (this.types.get(this.shows[card.id] || card.code) || 0) & TYPE.LINK;
       out.push({ label: N_("Change ATK/DEF"), event: { kind: "stats_changed", card: card.id, atk: card.atk,
-        ...(link ? {} : { defense: card.defense }) } });
+        ...(link ? {} : { defense: card.defense }), ...cause } });
     }
     return out;
   }
@@ -1166,8 +1277,13 @@ class Recorder {
     box.append(draw, next);
   }
 
+  // The turn player's Draw Phase draw; outside it, a draw by the card of the link just resolved
+  // (Pot of Greed: its player draws, that card the cause, as TURN-02 asks). Such a draw was the
+  // turn player's with no cause, stored flagged TURN-02, or typed whole in *Something else…*.
   drawCard() {
-    this.enter([{ kind: "cards_drawn", player: this.turn.player, count: 1 }], t("Draw"));
+    const by = this.phase === "draw" ? null : this.lastResolved, card = by ? this.cardOnBoard(by) : null;
+    this.enter([{ kind: "cards_drawn", player: card ? card.controller : this.turn.player, count: 1,
+      ...(card ? { cause: by } : {}) }], t("Draw"));
   }
 
   nextTurn() {
