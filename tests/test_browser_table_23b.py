@@ -1,9 +1,9 @@
 """The scorekeeper's page at a paper table (Debian's chromium, a 360 × 740 phone), twenty-third
 pass, second table: a card's sheet offers first what the card most likely does now (by where it is,
 whose turn, the phase, the Battle Phase's step, the chain), the rest folded under *More…*, and
-what the rules refuse now apart, under *Against the rules now*, flagged with its rule IDs whatever
-the duel's warnings (SUM-01: a hand card of the player whose turn it isn't offered *Normal Summon*
-first; with warnings off nothing said so until it was stored). A field monster's sheet had 12 to
+what the rules refuse now apart, under *Against the rules now*, flagged with its rule IDs where the
+duel's warnings are on (SUM-01: a hand card of the player whose turn it isn't offered *Normal
+Summon* first; nothing said so until it was stored); with warnings off, by likelihood alone. A field monster's sheet had 12 to
 14 rows, scrolled inside at 360 px. Offline, the page knows the chain link just resolved, so an
 effect's ATK/DEF and a stopped attack name it as their cause as online."""
 from __future__ import annotations
@@ -41,8 +41,8 @@ CYLINDER_RESOLVED = [{"kind": "activated", "player": 0, "card": "p0.m1", "shows"
                      {"kind": "priority_passed", "player": 1}, {"kind": "chain_link_resolved", "link": 1}]
 
 
-def _at(service, browser, title: str, events: list[dict]) -> tuple[dict, Table]:  # noqa: F811
-    duel = create(service.url, title=title, mode="witnessed")
+def _at(service, browser, title: str, events: list[dict], **settings) -> tuple[dict, Table]:  # noqa: F811
+    duel = create(service.url, title=title, mode="witnessed", **settings)
     r = httpx.post(f"{service.url}/duels/{duel['id']}/events", json=events, headers=auth(duel["tokens"]["recorder"]))
     assert r.status_code == 200, r.text
     table = Table(browser, duel["record"]["recorder"], width=360)
@@ -68,11 +68,14 @@ def _screen(table: Table, card: str) -> dict:
     }""")
 
 
-def test_a_hand_card_out_of_turn_offers_no_normal_summon_first_and_keeps_it_flagged(service, browser):  # noqa: F811
+@pytest.mark.parametrize("warnings", [True, False], ids=["warnings on", "warnings off"])
+def test_a_hand_card_out_of_turn_offers_no_normal_summon_first_and_keeps_it(service, browser, warnings):  # noqa: F811
     """SUM-01: A's turn; B's hand card named Vorse Raider. Its sheet's first rows are what B may
-    do now (a hand trap's cost, a discard); *Normal Summon* is under *Against the rules now*,
-    flagged SUM-01 with the duel's warnings off, and a tap more still records it (flagged)."""
-    duel, table = _at(service, browser, "out of turn", START)
+    do now (a hand trap's cost, a discard), *Normal Summon* not among them, and a tap more still
+    records it (flagged). With the duel's warnings on it is under *Against the rules now*, flagged
+    SUM-01; with them off (a witnessed duel's default) nothing on the page says so in any shape: it
+    is folded under *More…* with the unlikely ones, no rule named, no verdict."""
+    duel, table = _at(service, browser, "out of turn", START, **({"warnings": True} if warnings else {}))
     table.card("p1.m0")
     table.page.fill("#name-input", "Vorse")
     table.tap(f'#suggestions [data-code="{VORSE}"]')
@@ -80,9 +83,14 @@ def test_a_hand_card_out_of_turn_offers_no_normal_summon_first_and_keeps_it_flag
     direct = table.page.locator('#sheet-actions > .action[data-label="Normal Summon"]')
     expect(table.page.locator("#sheet-actions > .action").first).to_be_visible(timeout=30_000)
     assert direct.count() == 0, "Normal Summon is not offered out of turn"
-    against = table.page.locator('#sheet-actions details.against')
-    expect(against.locator('.action[data-label="Normal Summon"] .breaks')).to_have_text("SUM-01")
-    assert table.page.locator("#sheet-actions .verdict").count() == 0          # warnings off: no verdicts
+    if warnings:
+        against = table.page.locator('#sheet-actions details.against')
+        expect(against.locator('.action[data-label="Normal Summon"] .verdict')).to_have_text("illegal SUM-01")
+    else:
+        expect(table.page.locator('#sheet-actions details.more .action[data-label="Normal Summon"]')).to_have_count(1)
+        assert table.page.locator("#sheet-actions details.against").count() == 0
+        assert table.page.locator("#sheet-actions .verdict, #sheet-actions .breaks").count() == 0
+        assert "SUM-01" not in table.page.inner_text("#sheet-actions")
     before = table.taps
     table.sheet_action("Normal Summon")
     assert table.taps - before == 2

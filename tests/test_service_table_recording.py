@@ -37,10 +37,11 @@ CYLINDER_RESOLVED = (
     {"kind": "chain_link_resolved", "link": 1})
 
 
-def at_the_table(client, *played: dict) -> tuple[dict, str]:  # noqa: F811
+def at_the_table(client, *played: dict, **settings) -> tuple[dict, str]:  # noqa: F811
     """A witnessed duel as the recorder's page starts one (40 unknown cards and 15 unknown Extra
-    Deck cards each, hands drawn), on turn 1 in Main Phase 1, then ``played``."""
-    duel = client.post("/duels", json={"title": "table 7", "mode": "witnessed"}, headers=ORGANISER).json()
+    Deck cards each, hands drawn), on turn 1 in Main Phase 1, then ``played``; ``settings`` the
+    duel's own at creation (``warnings=True``)."""
+    duel = client.post("/duels", json={"title": "table 7", "mode": "witnessed", **settings}, headers=ORGANISER).json()
     recorder = duel["tokens"]["recorder"]
     events = [{"kind": "duel_started", "first_player": 0, "chosen_by": 0, "players": ["Yugi", "Kaiba"],
                "witnessed": True},

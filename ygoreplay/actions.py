@@ -52,8 +52,9 @@ class Action:
     choices: dict[str, list] = field(default_factory=dict)
 
     def to_dict(self, verdict: bool = True) -> dict:
-        """Its wire form; without the rules' ``verdict`` when the duel's warnings are off (``breaks``,
-        the rule IDs an illegal one breaks, is always there: a page files it apart). ``label``
+        """Its wire form; without the rules' ``verdict`` when the duel's warnings are off (and without
+        ``breaks``, the rule IDs an illegal one breaks, by which a page files it apart: in
+        sanctioned play a warning would help a player, whatever shape it takes). ``label``
         is always the English (what a client matches on), ``label_translated`` beside it in the
         reader's language when that is another (as ``i18n.message_dict`` gives a message)."""
         out: dict[str, Any] = {"label": self.label, "event": self.event}
@@ -63,10 +64,11 @@ class Action:
             out["verdict"] = self.verdict
         if verdict and self.rules:
             out["rules"] = self.rules
-        if self.verdict == "illegal":
-            # what the rules refuse now, warnings on or off: a page offers it apart, flagged (SUM-01:
-            # a Normal Summon out of turn was offered as any other, stored, and flagged only after);
-            # read off the view's own board, so it tells nothing the view does not see
+        if verdict and self.verdict == "illegal":
+            # what the rules refuse now: a page offers it apart, flagged (SUM-01: a Normal Summon
+            # out of turn was offered as any other, stored, and flagged only after); read off the
+            # view's own board, so it tells nothing the view does not see. With the warnings off
+            # the page orders it by what is likely now, as any other (out of turn: not first)
             out["breaks"] = self.rules
         if self.choices:
             out["choices"] = self.choices

@@ -804,7 +804,7 @@ class Recorder {
       const mark = el("span", `verdict ${action.verdict}`, `${action.verdict}${action.rules ? " " + action.rules.join(" ") : ""}`);
       row.append(mark);
     } else if (action.breaks) {
-      row.append(el("span", "breaks", action.breaks.join(" ")));      // the rules it breaks, warnings off too
+      row.append(el("span", "breaks", action.breaks.join(" ")));      // the judge's page, warnings off
     }
     return row;
   }
