@@ -324,6 +324,7 @@ class LiveDuel:
         self.version = 0
         self.writing = 0                 # appends of this process under way (they hand their records in)
         self.followers = 0               # open streams of this duel
+        self.feeds: dict[tuple, Any] = {}    # (view, format) -> the ``service.fanout.Feed`` its followers share
         self.behind = 0                  # events another process stored that nobody here has asked for yet
         self.ended_at: int | None = None
         self.broken = broken             # the first stored event that does not follow the chain

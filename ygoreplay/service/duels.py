@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import time
 from typing import Any, AsyncIterator, Callable
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -28,6 +27,7 @@ from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
 from ..views import out_of_sight
+from .fanout import Feed, Follower, behind_event
 from .common import (
     BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _events, _receipt,
     _request_events, _ygr, event_json, WRITTEN_SCHEMA, written_at)
@@ -346,7 +346,6 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
 
 RETRY = b"retry: 2000\n\n"
 END = b"event: end\ndata: {}\n\n"
-KEEPALIVE_COMMENT = b": keepalive\n\n"
 #: The most bytes of events a follower sends at once (one event more than this at most): the
 #: server's send waits for a reader that does not read only past its transport's buffer, so a
 #: chunk of a whole duel would be held for it, a copy a follower.
@@ -359,58 +358,79 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
     An ``unseated`` player's (a match's token before the duel named its players) ends, sending
     nothing, at the first event: its reconnection is seated by it (``access.seated``).
-    Every event ready when it wakes goes out as one chunk: one write, however far behind it was,
-    up to ``CHUNK`` bytes (a reader that does not read holds one chunk in the server, not the duel)."""
-    loop = asyncio.get_running_loop()
-    # keep-alives on a clock of their own: when they come says nothing of what a delayed
-    # spectator may not see yet
-    next_keepalive = loop.time() + KEEPALIVE
+    The events before it joined its view's ``Feed`` it sends from the view's steps, up to
+    ``CHUNK`` bytes a send (a reader that does not read holds one chunk in the server, not the
+    duel); after, what the feed hands it, the same bytes as every other follower of the view.
+    One that falls ``QUEUED`` bytes behind is told so and ends (``fanout.behind_event``)."""
     kept = service.hub.follow(live)              # a followed duel stays in memory
-    alarm = service.hub.alarm(live.id)
-    chunk = RETRY
+    feed: Feed | None = None
+    follower: Follower | None = None
     try:
         if kept is not live:                     # evicted while it connected: the hub's own, which appends reach
             live, live_view = kept, await asyncio.to_thread(kept.view, view)
+        if unseated and live.count:
+            yield RETRY
+            return
+        while True:                              # fed as far as it sends itself, then joined at once
+            feed = _feed_of(service, live, live_view, view, frames)
+            if position >= feed.position or len(live_view.steps) >= feed.position:
+                break
+            await live.catch_up(view, feed.position)
+        follower = feed.join(position)
+        joined = follower.position
+        chunk = RETRY
+        if position < joined:                    # what came before it joined: from the view's steps
+            steps, visible = live_view.steps, joined
+            parts, size = [chunk], len(chunk)
+            for i in range(position, joined):
+                parts.append(_sse(steps[i], frames, visible))
+                size += len(parts[-1])
+                if size >= CHUNK and i + 1 < joined:
+                    yield b"".join(parts)
+                    parts, size = [], 0
+            chunk = b"".join(parts)
+            position = joined
         while True:
-            alarm.arm()                          # before reading: a change while it sends wakes it
-            clock = time.time()
-            visible = live.visible(view, clock)
-            if unseated and live.count:
-                if chunk:
-                    yield chunk
-                return
-            if position < visible:
-                if len(live_view.steps) < visible:      # the first of the view's followers to wake feeds it
-                    await live.catch_up(view, visible)  # the loop never waits for a thread's feeding
-                steps = live_view.steps
-                parts, size = [chunk], len(chunk)
-                for i in range(position, visible):
-                    parts.append(_sse(steps[i], frames, visible))
-                    size += len(parts[-1])
-                    if size >= CHUNK and i + 1 < visible:
-                        position = i + 1
-                        yield b"".join(parts)
-                        parts, size = [], 0
-                chunk = b"".join(parts)
-                position = visible
-            # the end only once the view may see the whole record: a view held back (a player's of a
-            # judge's what-if) told by it where the record ends (``LiveDuel.holds_back``)
-            if live.ended and position >= live.count and not live.holds_back(view, clock):
-                yield chunk + END
-                return
-            now = loop.time()
-            if now >= next_keepalive:
-                chunk += KEEPALIVE_COMMENT
-                next_keepalive = now + KEEPALIVE
             if chunk:
                 yield chunk
-                chunk = b""
-            release = live.next_release(view, clock)
-            await alarm.wait(min(next_keepalive, now + release) if release is not None else next_keepalive)
+            await follower.wait()
+            if unseated and live.count:          # seated by its reconnection: nothing of this seat's
+                return
+            parts = []
+            while (item := follower.take()) is not None:
+                start, stop, shared = item
+                if start >= position or start == stop:
+                    parts.append(shared)
+                elif stop > position:            # (it asked from past the feed's position)
+                    parts += [_sse(step, frames, stop) for step in live_view.steps[position:stop]]
+                position = max(position, stop)
+            chunk = b"".join(parts)
+            if follower.behind is not None:
+                yield chunk + behind_event(follower.behind)
+                return
+            if follower.ended and not follower.chunks:
+                yield chunk + END
+                return
     finally:
-        alarm.close()
+        if feed is not None and follower is not None:
+            feed.leave(follower)
         kept.followers -= 1
         lease.close()
+
+
+def _feed_of(service: Service, live: LiveDuel, live_view: LiveView, view: str, frames: bool) -> Feed:
+    """The feed every follower of this view (in this language, in this format) of ``live`` shares."""
+    key = (live_view, frames)
+    feed = live.feeds.get(key)
+    if feed is None:
+        def gone() -> None:
+            if live.feeds.get(key) is feed:
+                del live.feeds[key]
+
+        def encode(start: int, stop: int) -> list[bytes]:
+            return [_sse(step, frames, stop) for step in live_view.steps[start:stop]]
+        feed = live.feeds[key] = Feed(service.hub, live, live_view, view, encode, KEEPALIVE, gone)
+    return feed
 
 
 def _sse(step: Step, frames: bool, visible: int) -> bytes:
