@@ -22,7 +22,7 @@ from ..access import (MODES, PLAYERS, RELEASES, TABLE, VISIBILITIES, ReleaseSett
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
-from ..live import LiveDuel, LiveView, Step
+from ..live import SETTINGS_READ, LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
@@ -341,7 +341,19 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     # (``access.seated``): followed before there is one, it is asked again once there is
     unseated = view in PLAYERS and not live.records and await asyncio.to_thread(live.match_id) is not None
     lease = service.streams.open(request, duel_id)
-    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated))
+    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated,
+                               None if caller.role == "organiser" else lambda: _reads_on(service, request, duel_id, view)))
+
+
+def _reads_on(service: Service, request: Request, duel_id: str, view: str) -> bool:
+    """Whether a follower's token may still read ``view`` of the duel, asked as its request was
+    (``Service.caller``) once the duel's access record changed: made private, or its spectator
+    token dropped, by any process, its followers are cut off (a reconnection is refused)."""
+    try:
+        caller, _live = service.caller(request, duel_id)
+    except HTTPError:
+        return False
+    return view in caller.views
 
 
 RETRY = b"retry: 2000\n\n"
@@ -354,13 +366,16 @@ CHUNK = 64 << 10
 
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
-                  frames: bool, lease: _Lease, unseated: bool = False) -> AsyncIterator[bytes]:
+                  frames: bool, lease: _Lease, unseated: bool = False,
+                  reads_on: Callable[[], bool] | None = None) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
     An ``unseated`` player's (a match's token before the duel named its players) ends, sending
     nothing, at the first event: its reconnection is seated by it (``access.seated``).
     Every event ready when it wakes goes out as one chunk: one write, however far behind it was,
-    up to ``CHUNK`` bytes (a reader that does not read holds one chunk in the server, not the duel)."""
+    up to ``CHUNK`` bytes (a reader that does not read holds one chunk in the server, not the duel).
+    ``reads_on`` (None for the organiser's): whether its token may still read, asked when the
+    duel's access record changed; it wakes every ``SETTINGS_READ`` seconds to read that record."""
     loop = asyncio.get_running_loop()
     # keep-alives on a clock of their own: when they come says nothing of what a delayed
     # spectator may not see yet
@@ -371,8 +386,16 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     try:
         if kept is not live:                     # evicted while it connected: the hub's own, which appends reach
             live, live_view = kept, await asyncio.to_thread(kept.view, view)
+        seen_access = live.access_version
         while True:
             alarm.arm()                          # before reading: a change while it sends wakes it
+            if reads_on is not None:
+                if live.settings_due():
+                    await asyncio.to_thread(live.settings)
+                if live.access_version != seen_access:
+                    seen_access = live.access_version
+                    if not await asyncio.to_thread(reads_on):
+                        return                   # no end event: the duel has not ended for anyone else
             clock = time.time()
             visible = live.visible(view, clock)
             if unseated and live.count:
@@ -406,7 +429,8 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                 yield chunk
                 chunk = b""
             release = live.next_release(view, clock)
-            await alarm.wait(min(next_keepalive, now + release) if release is not None else next_keepalive)
+            wake = min(next_keepalive, now + release) if release is not None else next_keepalive
+            await alarm.wait(min(wake, now + SETTINGS_READ) if reads_on is not None else wake)
     finally:
         alarm.close()
         kept.followers -= 1
@@ -494,8 +518,7 @@ async def set_visibility(duel_id: str, request: Request, service: ServiceDep) ->
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     live = service._duel(duel_id)
     done = await asyncio.to_thread(service.records.set_visibility, duel_id, body["visibility"])
-    live.access = done.access           # who may read it is asked of this record, request by request
-    live.settings_changed()
+    live.settings_changed()             # read again at its next reader, as every other worker reads it
     return done.to_dict()
 
 
