@@ -329,8 +329,13 @@ class Records:
             raise ConflictError(say("duel {duel} is a game of match {match}: it follows its match's release "
                                     "(ygoreplay release {match}, POST /matches/{match}/release); nothing was "
                                     "written", duel=stream_id, match=match))
-        access.release_now(kind == "match" or match is not None)
-        self.store.attach(stream_id, "access", access.to_dict())
+        access.release_now(kind == "match" or match is not None)      # refused before anything is written
+
+        def released(stored: dict | None) -> dict:   # of the latest version: another's change is kept
+            latest = Access.from_dict(stored or {"visibility": "private"})
+            latest.release_now(kind == "match" or match is not None)
+            return latest.to_dict()
+        access = Access.from_dict(self.store.attach(stream_id, "access", released))
         return Released(stream_id, kind, bool(self.store.info(stream_id).status.get("ended")), access)
 
     def set_visibility(self, duel_id: str, visibility: str) -> Visibility:
@@ -348,8 +353,6 @@ class Records:
         if self.store.kind_of(duel_id) != "duel":
             raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
                                  "created)", id=duel_id))
-        access = self.access(duel_id)
-        was = access.visibility
         match = self.store.match_of(duel_id)
         if match is not None:
             wide = self.access(match).visibility
@@ -357,14 +360,21 @@ class Records:
                 raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
                                         "is never narrower than its match; nothing was written",
                                         duel=duel_id, match=match, visibility=wide))
-        access.visibility, token = visibility, None
-        if visibility == "private":
-            access.tokens.pop("spectator", None)
-        elif visibility == "unlisted" and "spectator" not in access.tokens:
-            token = new_token()
-            access.tokens["spectator"] = digest(token)
-        self.store.attach(duel_id, "access", access.to_dict())
-        return Visibility(duel_id, was, access, token)
+        made: list = []                 # (was, token issued): of the version the change was made of
+
+        def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+            access = Access.from_dict(stored or {"visibility": "private"})
+            was, token = access.visibility, None
+            access.visibility = visibility
+            if visibility == "private":
+                access.tokens.pop("spectator", None)
+            elif visibility == "unlisted" and "spectator" not in access.tokens:
+                token = new_token()
+                access.tokens["spectator"] = digest(token)
+            made[:] = [was, token]
+            return access.to_dict()
+        access = Access.from_dict(self.store.attach(duel_id, "access", changed))
+        return Visibility(duel_id, made[0], access, made[1])
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:

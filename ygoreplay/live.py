@@ -76,6 +76,9 @@ CACHE_BYTES = 256 << 20
 
 #: How often a follower of a branch its parent still hides looks again (seconds).
 BRANCH_POLL = 1.0
+#: Seconds a duel's access record (visibility, tokens, delay, release) is held before it is read
+#: again (``LiveDuel.settings``): the bound a change made by another process takes to reach this one.
+SETTINGS_READ = 1.0
 
 #: What a kept verification counts as in the cache's bytes.
 VERIFICATION_SIZE = 512
@@ -329,8 +332,10 @@ class LiveDuel:
         self.ended_at: int | None = None
         self.broken = broken             # the first stored event that does not follow the chain
         self._cards_at = len(new)        # the count its card facts were read (and vouched for) at
-        self._access_read = float("-inf")            # the release settings: read when first asked
+        self._access_read = float("-inf")            # the access record and release: read when first asked
+        self.access_version = 0          # changes of its access record read (``settings``)
         self._released = False
+        self._release_read = False       # read since it ended (``released``)
         self._for_good = False           # released, and nothing can take it back (``released``)
         self.family = family or (lambda other: LiveDuel(store, other))
         self.cache = cache if cache is not None else Cache(CACHE_ENTRIES, CACHE_BYTES)
@@ -343,22 +348,46 @@ class LiveDuel:
 
     def released(self, now: float | None = None) -> bool:
         """Whether what the duel hid is released to every caller now (``released``): asked again
-        at most once a second until it is released for good. The organiser may release it from
-        any process; and a release under a policy the duel does not hold for good is taken back
-        by a link: one of no match with no policy of its own is released at its end (``end``),
-        and linked into a match after, from any process, it follows the match's (held until the
-        match releases it); a branch follows its parent's. Kept once given, a worker went on
-        showing the judge's view of a match's game (both hands, both Deck orders) to every token
-        of it while every other worker refused it."""
+        with its access record (``settings``) until it is released for good. The organiser may
+        release it from any process; and a release under a policy the duel does not hold for good
+        is taken back by a link: one of no match with no policy of its own is released at its end
+        (``end``), and linked into a match after, from any process, it follows the match's (held
+        until the match releases it); a branch follows its parent's. Kept once given, a worker
+        went on showing the judge's view of a match's game (both hands, both Deck orders) to every
+        token of it while every other worker refused it."""
         if not self.ended:
             return False
-        if not self._for_good and time.monotonic() - self._access_read >= 1.0:
-            self._access_read = time.monotonic()
+        if not self._release_read:       # first asked since it ended: its release is read now
+            self.settings_changed()
+        self.settings(now)
+        return self._released
+
+    def settings_due(self) -> bool:
+        """Whether ``settings`` would read the store now (a follower reads it in a thread then)."""
+        return time.monotonic() - self._access_read >= SETTINGS_READ
+
+    def settings(self, now: float | None = None) -> Access:
+        """Its access record and release as stored, read again at most every ``SETTINGS_READ``
+        seconds: the one way a change of who may read it (``Records.set_visibility``, its
+        spectator token dropped or issued) or of what it hides (``Records.release``) made by any
+        process (another worker, the command line beside a served store) reaches this one. The
+        record held in memory only, a duel made private went on being served to the public, and
+        to its dropped spectator token, by every other worker until it was evicted.
+        ``access_version`` counts the changes: a follower asks again whether it may read on."""
+        if not self.settings_due():
+            return self.access
+        self._access_read = time.monotonic()
+        stored = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
+        if stored.to_dict() != self.access.to_dict():
+            self.access = stored
+            self.access_version += 1
+        if self.ended and not self._for_good:
+            self._release_read = True
             self._released = released(self.store, self.id, now)
             # its own policy, or its match's (a link is for good), and no parent's to follow
             self._for_good = self._released and not self.header.parent and (
                 self.access.release is not None or self.access.event is not None or self.match_id() is not None)
-        return self._released
+        return self.access
 
     def settings_changed(self) -> None:
         """Its access settings (or its match's) were written here: read them again when next asked."""

@@ -226,7 +226,8 @@ class Service:
         hashed = digest(token) if token is not None else None
         if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
-        role = self.role_in(live.access, token, "duel", duel_id,
+        # its access record as stored (``LiveDuel.settings``): another process may have changed it
+        role = self.role_in(live.settings(), token, "duel", duel_id,
                             lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
         # the one place a duel's reader is given its view: a witnessed duel's recorder the table's
         caller = Caller(role, view_of(role, live.access.mode), live.released())

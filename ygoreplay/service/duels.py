@@ -21,7 +21,7 @@ from ..access import (MODES, PLAYERS, RELEASES, TABLE, VISIBILITIES, ReleaseSett
 from ..application import duel_dict, family, public_duels, violation_dict
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
-from ..live import LiveDuel, LiveView, Step
+from ..live import SETTINGS_READ, LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
@@ -341,7 +341,19 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     # (``access.seated``): followed before there is one, it is asked again once there is
     unseated = view in PLAYERS and not live.records and await asyncio.to_thread(live.match_id) is not None
     lease = service.streams.open(request, duel_id)
-    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated))
+    return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated,
+                               None if caller.role == "organiser" else lambda: _reads_on(service, request, duel_id, view)))
+
+
+def _reads_on(service: Service, request: Request, duel_id: str, view: str) -> bool:
+    """Whether a follower's token may still read ``view`` of the duel, asked as its request was
+    (``Service.caller``) once the duel's access record changed: made private, or its spectator
+    token dropped, by any process, its followers are cut off (a reconnection is refused)."""
+    try:
+        caller, _live = service.caller(request, duel_id)
+    except HTTPError:
+        return False
+    return view in caller.views
 
 
 RETRY = b"retry: 2000\n\n"
@@ -353,7 +365,8 @@ CHUNK = 64 << 10
 
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
-                  frames: bool, lease: _Lease, unseated: bool = False) -> AsyncIterator[bytes]:
+                  frames: bool, lease: _Lease, unseated: bool = False,
+                  reads_on: Callable[[], bool] | None = None) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
     An ``unseated`` player's (a match's token before the duel named its players) ends, sending
@@ -361,7 +374,9 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     The events before it joined its view's ``Feed`` it sends from the view's steps, up to
     ``CHUNK`` bytes a send (a reader that does not read holds one chunk in the server, not the
     duel); after, what the feed hands it, the same bytes as every other follower of the view.
-    One that falls ``QUEUED`` bytes behind is told so and ends (``fanout.behind_event``)."""
+    One that falls ``QUEUED`` bytes behind is told so and ends (``fanout.behind_event``).
+    ``reads_on`` (None for the organiser's): whether its token may still read, asked when the
+    duel's access record changed; it wakes every ``SETTINGS_READ`` seconds to read that record."""
     kept = service.hub.follow(live)              # a followed duel stays in memory
     feed: Feed | None = None
     follower: Follower | None = None
@@ -390,10 +405,18 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                     parts, size = [], 0
             chunk = b"".join(parts)
             position = joined
+        seen_access = live.access_version
         while True:
             if chunk:
                 yield chunk
-            await follower.wait()
+            await follower.wait(SETTINGS_READ if reads_on is not None else None)
+            if reads_on is not None:
+                if live.settings_due():
+                    await asyncio.to_thread(live.settings)
+                if live.access_version != seen_access:
+                    seen_access = live.access_version
+                    if not await asyncio.to_thread(reads_on):
+                        return                   # no end event: the duel has not ended for anyone else
             if unseated and live.count:          # seated by its reconnection: nothing of this seat's
                 return
             parts = []
@@ -514,8 +537,7 @@ async def set_visibility(duel_id: str, request: Request, service: ServiceDep) ->
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     live = service._duel(duel_id)
     done = await asyncio.to_thread(service.records.set_visibility, duel_id, body["visibility"])
-    live.access = done.access           # who may read it is asked of this record, request by request
-    live.settings_changed()
+    live.settings_changed()             # read again at its next reader, as every other worker reads it
     return done.to_dict()
 
 

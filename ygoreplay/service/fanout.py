@@ -74,12 +74,13 @@ class Follower:
         self.size -= len(item[2])
         return item
 
-    async def wait(self) -> None:
-        """Until it is handed something (or ended, or told it fell behind)."""
+    async def wait(self, timeout: float | None = None) -> None:
+        """Until it is handed something (or ended, or told it fell behind), or ``timeout`` seconds
+        (a follower whose token may be taken back looks at the duel's access record that often)."""
         if not self.woken:
             self.waiter = asyncio.get_running_loop().create_future()
             try:
-                await self.waiter
+                await asyncio.wait((self.waiter,), timeout=timeout)
             finally:
                 self.waiter = None
         self.woken = False

@@ -149,17 +149,26 @@ class Writing:
             self._remember(stream_id, live)
         return ids
 
-    def attach(self, duel_id: str, name: str, data: dict) -> None:
+    def attach(self, duel_id: str, name: str, data: dict | Callable[[dict | None], dict]) -> dict:
         """A new version of a duel's attachment (e.g. the organiser changes a spectator delay):
         the one after the latest, read again when another writer (a thread, a process) wrote that
         version first. Two at once both land, the later one latest: the second met the recorder's
-        unique (stream, version) and was refused as a conflict no one else had asked for."""
+        unique (stream, version) and was refused as a conflict no one else had asked for. ``data``
+        a function of the latest version (None for none) is a change of it, made again of the
+        version another writer wrote first: a whole record made of the one read before (a release
+        and a change of visibility at once) put back what the other had changed (a duel made
+        private was public again, its dropped spectator token back). Returns what was written."""
         from eventsourcing.persistence import StoredEvent
         self._writable()
-        stream, state = f"{duel_id}/{_attachment(name)}", msgpack.packb(data)
+        stream = f"{duel_id}/{_attachment(name)}"
         for attempt in range(1, self.ATTACH_TRIES + 1):
             rows = self.events.select_events(stream, desc=True, limit=1)
             version = rows[0].originator_version + 1 if rows else 0
+            if callable(data):
+                written = data(self._attached(duel_id, name, rows[0].state) if rows else None)
+            else:
+                written = data
+            state = msgpack.packb(written)
             try:
                 self._insert([StoredEvent(stream, version, f"ygoreplay:{name}", state)])
                 break
@@ -171,6 +180,7 @@ class Writing:
         if name == "access":             # the head held carries the access read with it: read both again
             with self._lock_for(duel_id):
                 self._forget(duel_id)
+        return written
 
     def set_setting(self, name: str, data: dict) -> None:
         self.attach(STORE_ID, name, data)
