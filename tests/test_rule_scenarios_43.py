@@ -18,6 +18,11 @@ Refused though legal, now right:
   chance for it: the procedure's mark is kept past it), where the record's own "when" went
   unjudged before. The same for a summon that succeeded once Magic Jammer negated that Solemn
   Judgment: its monster's own "if Normal Summoned" trigger after the chain was refused. Now legal.
+* EFF-04, GEN-03, SPS-07: an inherent summon's cost was taken as the summon's only when recorded
+  as "cost" or "discarded"; one the record names by how it went ("banished", "sent"), outside any
+  chain right before the summon, was not, so the summon moved the duel on past its trigger: Test
+  If Banish Mole's "if banished" after Test Tricky's summon was refused (accepted before this
+  pass: a regression of ``test_rule_scenarios_41``'s closing of the window). Now legal.
 
 Probed and found right, each as a recorded event sequence (kept out of the suite: they pass on
 main; legal accepted, illegal refused with the ID): EFF-04 Test If Mole's "if" trigger after Test
@@ -40,6 +45,7 @@ from __future__ import annotations
 from test_rule_scenarios_27 import ev
 from test_rule_scenarios_39 import card, trigger
 from test_rule_scenarios_41 import CARDS, JUNK_SYNCHRON, MUST_SYNCHRO, TRICKY, inherent
+from test_rule_scenarios_42 import CARDS as CARDS_42, IF_BANISH_MOLE
 from test_rules_battle import mon
 from test_rules_effects import IF_MOLE, MOLE
 
@@ -131,3 +137,19 @@ def test_eff_04_a_summons_own_trigger_after_solemn_judgment_was_negated_is_legal
                  ev("card_moved", card="jammer", to=[0, "gy"], reason="resolved"), ev("chain_ended"),
                  trigger("summoned"), cards=CARDS_43)
     assert state.chain[0].card == "summoned" and state.cards["summoned"].zone == "mzone"
+
+
+def test_eff_04_an_if_trigger_of_a_cost_recorded_as_banished_is_legal() -> None:
+    """EFF-04, SPS-07: Test If Banish Mole, banished from the GY outside any chain right before
+    Test Tricky's inherent summon (its cost, the record naming the banishment itself: "banished",
+    not "cost"), activates its "if banished" trigger after the summon: legal. Before: refused (the
+    move was not taken as the summon's, so the summon moved the duel on past it). The same sent
+    to the GY ("sent") as Test If Mole."""
+    board = position({"hand": [card("tricky", TRICKY)], "gy": [card("if_banish_mole", IF_BANISH_MOLE)],
+                      "mzone": [mon("if_mole", IF_MOLE)]}, turn=4)
+    state = fold(board, ev("card_moved", card="if_banish_mole", to=[0, "banished"], reason="banished"),
+                 inherent("tricky", 2), trigger("if_banish_mole"), cards=CARDS_42)
+    assert state.chain[0].card == "if_banish_mole"
+    state = fold(board, ev("card_moved", card="if_mole", to=[0, "gy"], reason="sent"),
+                 inherent("tricky", 2), trigger("if_mole"), cards=CARDS_42)
+    assert state.chain[0].card == "if_mole"
