@@ -14,7 +14,7 @@ from .base import (
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, never_triggered, script_effects,
     script_kind, segoc_rank, wrong_summon)
-from .timing import chain_over, cost_paid, link_resolved, missed
+from .timing import chain_over, cost_paid, link_resolved, missed, summon_answered
 from .spell_trap import (
     TIMED_EFFECTS, bind_equip, check_card_activation, check_equips, effect_timing_problem,
     leaves_after_resolving, place_activated_card, settle_equips, speed_of_effect)
@@ -138,8 +138,11 @@ def activated(state: DuelState, ev: Activated) -> None:
     opens = False
     if state.chain or (ev.link is not None and ev.link != 1):   # else Chain Link 1, as it should be
         _check_chaining(state, ev, speed, player, must)
-    elif text[card_text.SEEN] or text[card_text.OWED]:
-        opens = card_text.opens_past(state, ev, card)   # EFF-04: it moves the duel on past the triggers waiting
+    elif (text[card_text.SEEN] or text[card_text.OWED]) and not _answers_summon(state, card, effect_type):
+        # EFF-04: it moves the duel on past the triggers waiting. One answering a summon as it is
+        # attempted (SPS-11: Solemn Judgment) does not: the triggers of the summon's Tributes,
+        # materials and costs wait for it, and activate once its chain has resolved (NIS-06)
+        opens = card_text.opens_past(state, ev, card)
     if state.passes_recorded:
         _check_priority(state, ev, player)
     replaces_draw = False
@@ -185,10 +188,10 @@ def activated(state: DuelState, ev: Activated) -> None:
     use = card_text.activation(state, ev, card, player) if facts else None   # EFF-03/07, TEXT-01: its text
     stranded = check_equips(state, ev) if state.equips else ()   # SPELL-07
     # GEN-03: what the triggers waiting owe was due first, unless this may stop activations or negate
-    # effects (``use``), or negate the summon that owes it (SPS-11: it has not yet succeeded)
-    judged = opens and bool(text[card_text.OWED]) and not (use is not None and use[1]) and not (
-        state.summon_window is not None and may_negate_summon(state, card, effect_type)
-    ) and card_text.left_by_opening(state, ev, card)
+    # effects (``use``), or negate the summon that owes it (SPS-11: it has not yet succeeded; then it
+    # does not open past them at all: ``opens``)
+    judged = opens and bool(text[card_text.OWED]) and not (use is not None and use[1]) and (
+        card_text.left_by_opening(state, ev, card))
     # -- all checks done: change the state ------------------------------------------------------
     if unsure is not None:
         undecided(state, *unsure)                  # BATTLE-09/10: what the card data cannot tell, said
@@ -213,10 +216,10 @@ def activated(state: DuelState, ev: Activated) -> None:
         if leaves_after_resolving(card.facts):    # SPELL-04 (and its exception), TRAP-04
             state.to_leave.append(card.id)
     if not state.chain and state.summon_window is not None:
-        # SPS-11: the summon has succeeded once both players passed on it, or when what opens this
-        # chain is no effect that negates a summon (only those are activated before it succeeds)
-        if (state.passes >= 2 and state.passes_recorded) or not may_negate_summon(state, card, effect_type):
-            state.summon_window = None
+        if not _answers_summon(state, card, effect_type):
+            state.summon_window = None             # SPS-11: the summon has succeeded
+        elif state.timing[3]:
+            summon_answered(state)                 # SUM-07, SPS-09: what went for it missed its timing still
     if not state.chain:
         state.resolving = False                    # a new chain: the last one has fully resolved
         if state.negated_links:
@@ -270,6 +273,14 @@ def _check_priority(state: DuelState, ev: Activated, player: int) -> None:
                                   "trigger effect until it is passed to them (PRIO-02)", holder=holder, player=player,
                                   why=N_("the turn player holds it first") if rule == "PRIO-01"
                                   else N_("the turn player passed it")))
+
+
+def _answers_summon(state: DuelState, card: Card, effect_type: str | None) -> bool:
+    """SPS-11: whether an activation opening a chain answers a summon as it is attempted. The
+    summon has succeeded once both players passed on it, or when what opens the chain is no effect
+    that negates a summon (only those are activated before it succeeds)."""
+    return state.summon_window is not None and not (state.passes >= 2 and state.passes_recorded) and (
+        may_negate_summon(state, card, effect_type))
 
 
 def _check_negation(state: DuelState, ev: Activated, card: Card) -> None:

@@ -98,8 +98,10 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
 
 
 #: How a card moved outside any chain goes as the cost of the inherent Special Summon that follows
-#: it (SPS-07: The Tricky's discard, Chaos Sorcerer's banishment): it belongs to that summon.
-_PROCEDURE_COSTS = frozenset(("cost", "discarded"))
+#: it (SPS-07: The Tricky's discard, Chaos Sorcerer's banishment): it belongs to that summon. A
+#: record may name the banishment or the sending itself (nothing else banishes or sends a card
+#: outside a chain right before such a summon): its triggers answer the summon too.
+_PROCEDURE_COSTS = frozenset(("cost", "discarded", "banished", "sent"))
 
 
 #: What stays on the field once resolved (TRAP-04, SPELL-04), by the rule that keeps it.

@@ -91,6 +91,10 @@ def after(state: DuelState, event: Event) -> None:
             state.timing[3][card_id] = ["gy", rule]
 
 
+#: The marks a summon's own procedure leaves (its Tributes, materials and costs missed their timing),
+#: and the segment that keeps one past a chain answering that summon (``summon_answered``).
+_PROCEDURES = frozenset(("SUM-07", "SPS-09"))
+_KEPT = -2
 #: Where a summon procedure's cost or material goes, and the one trigger event its going is
 #: (SPS-09: sent or banished for a summon, never destroyed).
 _PROCEDURE_EVENTS = {"gy": "EVENT_TO_GRAVE", "banished": "EVENT_REMOVE"}
@@ -122,14 +126,27 @@ def link_resolved(state: DuelState) -> None:
     state.timing[0] += 1
 
 
+def summon_answered(state: DuelState) -> None:
+    """SPS-11: a chain is opened answering a summon as it is attempted (Solemn Judgment). It is no
+    chance for the "when" triggers of the summon's Tributes, materials and costs (SUM-07, SPS-09),
+    while their "if" ones wait past it (EFF-04): their marks are kept past the chain (``_KEPT``),
+    for each card that does nothing in it (what it does there replaces its mark)."""
+    marks = state.timing[2]
+    for card, mark in state.timing[3].items():
+        if mark[1] in _PROCEDURES and card not in marks:     # not one paid as its cost
+            marks[card] = [_KEPT, *mark]
+
+
 def chain_over(state: DuelState) -> None:
     """The chain ended: the cards whose event was followed by another link's are the ones that
-    missed their timing, for the chain that may follow."""
+    missed their timing, for the chain that may follow; and those whose mark a chain answering a
+    summon kept (``summon_answered``)."""
     timing = state.timing                         # the same list, reset in place (nothing else holds it)
     marks = timing[2]
     if marks:
         last = timing[1]
-        timing[3] = {card: [mark[1], "NIS-06", *mark[2:]] for card, mark in marks.items() if mark[0] < last}
+        timing[3] = {card: mark[1:] if mark[0] == _KEPT else [mark[1], "NIS-06", *mark[2:]]
+                     for card, mark in marks.items() if mark[0] < last or mark[0] == _KEPT}
         timing[2] = {}
     elif timing[3]:
         timing[3] = {}
@@ -172,4 +189,4 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
 
 
 __all__ = ["HAPPENINGS", "SENDS", "TIMED", "WHEN_EVENTS", "after", "chain_over", "cost_paid", "link_resolved", "missed",
-           "procedure_sent"]
+           "procedure_sent", "summon_answered"]
