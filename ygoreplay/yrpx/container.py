@@ -193,6 +193,9 @@ class YrpxReplay:
     #: The slots of the MSG_UPDATE_DATA packets read so far (``messages.card_slots``), by payload:
     #: the importer and the engine check read each state packet once between them.
     slots: dict[bytes, list] = field(default_factory=dict, repr=False, compare=False)
+    #: The MSG_UPDATE_CARD packets' card queries the importer read (``parse_update_card``), by
+    #: payload: the engine check takes each one's (passcode, position) from them, not the bytes.
+    card_queries: dict[bytes, tuple] = field(default_factory=dict, repr=False, compare=False)
     #: An import's own comparison with the state packets (``import_yrpx(..., check=True)``):
     #: (events, sources, cards, (agreement, audit report)), given once to ``engine_check.check``.
     checked: tuple | None = field(default=None, repr=False, compare=False)

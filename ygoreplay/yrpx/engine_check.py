@@ -46,7 +46,7 @@ from .constants import (
     LOCATION_SZONE, MSG_UPDATE_CARD, MSG_UPDATE_DATA, MSG_WIN, POS_FACEDOWN_ATTACK, POS_FACEUP,
     POS_FACEUP_ATTACK, POS_FACEUP_DEFENSE)
 from .container import Packet
-from .messages import Slot, card_slots
+from .messages import Query, Slot, card_slots
 
 if TYPE_CHECKING:
     from ..importing import ImportResult
@@ -138,7 +138,7 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
     zone (``_Comparer.differs``)."""
     events, sources = result.events, result.sources
     agreement = EngineAgreement()
-    compare = _Comparer(history, agreement, result.replay.slots)
+    compare = _Comparer(history, agreement, result.replay.slots, result.replay.card_queries)
     seen_data, seen_card = compare.seen[MSG_UPDATE_DATA], compare.seen[MSG_UPDATE_CARD]
     parsed_of, parse = compare.parsed.get, compare.parse
     packets = zones = agreeing = 0
@@ -221,10 +221,12 @@ class _Comparer:
     ours counts its zones in one comparison (in ``engine_check.compare``'s loop); one that
     differs is compared zone by zone (``differs``), which records the divergences."""
 
-    def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]]) -> None:
+    def __init__(self, history: History, out: EngineAgreement, slots: dict[bytes, list[Slot]],
+                 queries: dict[bytes, tuple]) -> None:
         self.history = history
         self.out = out
         self.slots = slots                 # MSG_UPDATE_DATA slots the importer already read, by payload
+        self.queries = queries             # MSG_UPDATE_CARD queries the importer already read, by payload
         self.parsed: dict[bytes, tuple[int, int, int | None, list[Slot], Any, int]] = {}
         # payload -> (events folded, zones, agreeing), one dict per message id
         self.seen: dict[int, dict[bytes, tuple[int, int, int]]] = {MSG_UPDATE_DATA: {}, MSG_UPDATE_CARD: {}}
@@ -234,9 +236,13 @@ class _Comparer:
         """A state packet read (``card_slots``, or the importer's reading) and kept as compared
         (``_engine_view``)."""
         payload = packet.payload
-        read = self.slots.get(payload) if packet.id == MSG_UPDATE_DATA else None
-        parsed = self.parsed[payload] = _engine_view(
-            *((payload[0], payload[1], None, read) if read is not None else card_slots(packet)))
+        if packet.id == MSG_UPDATE_DATA:
+            read = self.slots.get(payload)
+            head = (payload[0], payload[1], None, read) if read is not None else None
+        else:
+            query = self.queries.get(payload)
+            head = (payload[0], payload[1], payload[2], _card_slot(payload, query[3])) if query is not None else None
+        parsed = self.parsed[payload] = _engine_view(*(head or card_slots(packet)))
         return parsed
 
     def differs(self, index: int, packet: Packet, parsed: tuple) -> None:
@@ -326,6 +332,15 @@ class _Comparer:
 
 
 _PILES = {LOCATION_HAND: "hand", LOCATION_DECK: "deck", LOCATION_EXTRA: "extra"}
+
+
+def _card_slot(payload: bytes, query: Query | None) -> list[Slot]:
+    """``card_slots``' slots of a MSG_UPDATE_CARD from the importer's reading of the same bytes
+    (``parse_update_card``): none without a query, one empty slot, or its (passcode, position),
+    0 where the query does not say."""
+    if len(payload) < 5:
+        return []
+    return [None if query is None else (query.code or 0, query.position or 0)]
 
 
 def _monster_at(state: DuelState, player: int, seq: int) -> str | None:

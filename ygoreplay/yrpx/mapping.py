@@ -232,6 +232,7 @@ class Importer(TurnHandling, MoveHandling, SummonHandling, ChainHandling, Positi
         note = _note_of(self)
         self.field = Mirror(note)                # the engine's field as the stream builds it
         self.facts = QueriedFacts(replay.packets, names, note)
+        replay.card_queries = self.facts.card_queries   # read once, for the engine check too
         # each domain's state, owned by its module; a handler reads another's explicitly
         self.turns = TurnState()
         self.chains = ChainState()
