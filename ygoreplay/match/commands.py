@@ -123,11 +123,14 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
         if writer.role == "organiser":     # organiser is told so, anyone else refused as for one not there
             raise
         duel = None
-    if writer.role != "organiser" and (duel is None or not any(
-            duel.access.role_of(token) in MATCH_TABLE for token in writer.duel_tokens)):
+    # its access record as stored, not as this worker held it: a duel made private a moment before
+    # (here, or by any process) was linked into a public match on the record held (``LiveDuel.settings``)
+    access = duel.settings() if duel is not None else None
+    if writer.role != "organiser" and (access is None or not any(
+            access.role_of(token) in MATCH_TABLE for token in writer.duel_tokens)):
         raise Refused("forbidden", say("linking a duel takes the organiser's token, or that duel's recorder or judge "
                                        "token in duel_token"), "duel_token")
-    if duel is None:
+    if duel is None or access is None:
         raise Refused("invalid", say("no duel {duel} to link", duel=repr(duel_id)), "duel")
     if duel.header.parent:
         # a judge's what-if (the record of what was played stays as it is): its first events are
@@ -136,18 +139,18 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
                                       "played is a duel of a match", duel=duel_id, parent=duel.header.parent), "duel")
     if hub.store.attachment(duel_id, "match_game") is not None:
         raise Refused("conflict", say("duel {duel} is a duel of a match already", duel=duel_id), "duel")
-    if duel.access.delay_events or duel.access.delay_seconds:
+    if access.delay_events or access.delay_seconds:
         raise Refused("conflict", say("duel {duel} holds its spectators back; a match shows each duel's result "
                                       "at once, so it cannot be linked", duel=duel_id), "duel")
-    if not linkable_into(duel.access.visibility, match.visibility):
+    if not linkable_into(access.visibility, match.visibility):
         raise Refused("conflict", say("duel {duel} is {duel_visibility} and the match is {visibility}: the match "
                                       "would show its events to spectators the duel does not have, so it cannot be "
-                                      "linked", duel=duel_id, duel_visibility=duel.access.visibility,
+                                      "linked", duel=duel_id, duel_visibility=access.visibility,
                                       visibility=match.visibility), "duel")
-    if duel.access.mode != match.mode:
+    if access.mode != match.mode:
         raise Refused("conflict", say("duel {duel} is a {duel_mode} record and the match's duels are {mode} records: "
                                       "who may enter its events would not be what the organiser chose for the "
-                                      "match, so it cannot be linked", duel=duel_id, duel_mode=duel.access.mode,
+                                      "match, so it cannot be linked", duel=duel_id, duel_mode=access.mode,
                                       mode=match.mode), "duel")
     return duel
 

@@ -71,6 +71,9 @@ class Caller:
     role: str
     view: str
     released: bool = False           # what the duel hid is released: the judge view is everyone's
+    #: The duel's ``LiveDuel.access_version`` before its role was decided: a stream asks again
+    #: whether it may read on once the version differs (a change read meanwhile is not missed).
+    access_version: int = 0
 
     @property
     def views(self) -> tuple[str, ...]:

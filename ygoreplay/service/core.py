@@ -223,6 +223,7 @@ class Service:
         token is hashed once, for every role it is compared with."""
         token = self.token_of(request)
         live = self._duel(duel_id)
+        seen = live.access_version           # read before the record it is decided on
         hashed = digest(token) if token is not None else None
         if self.is_organiser(token, hashed):
             return Caller("organiser", "judge"), live
@@ -230,7 +231,7 @@ class Service:
         role = self.role_in(live.settings(), token, "duel", duel_id,
                             lambda: self.match_role(live.match_id(), token, hashed, live.seats()), hashed)
         # the one place a duel's reader is given its view: a witnessed duel's recorder the table's
-        caller = Caller(role, view_of(role, live.access.mode), live.released())
+        caller = Caller(role, view_of(role, live.access.mode), live.released(), seen)
         if caller.view == "spectator" and live.hidden_by_parent():
             raise HTTPError(404, say("no duel {duel_id!r}", duel_id=duel_id))
         return caller, live

@@ -342,7 +342,8 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     unseated = view in PLAYERS and not live.records and await asyncio.to_thread(live.match_id) is not None
     lease = service.streams.open(request, duel_id)
     return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated,
-                               None if caller.role == "organiser" else lambda: _reads_on(service, request, duel_id, view)))
+                               None if caller.role == "organiser" else lambda: _reads_on(service, request, duel_id, view),
+                               caller.access_version))
 
 
 def _reads_on(service: Service, request: Request, duel_id: str, view: str) -> bool:
@@ -366,7 +367,7 @@ CHUNK = 64 << 10
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
                   frames: bool, lease: _Lease, unseated: bool = False,
-                  reads_on: Callable[[], bool] | None = None) -> AsyncIterator[bytes]:
+                  reads_on: Callable[[], bool] | None = None, seen_access: int = 0) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
     An ``unseated`` player's (a match's token before the duel named its players) ends, sending
@@ -376,13 +377,17 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     duel); after, what the feed hands it, the same bytes as every other follower of the view.
     One that falls ``QUEUED`` bytes behind is told so and ends (``fanout.behind_event``).
     ``reads_on`` (None for the organiser's): whether its token may still read, asked when the
-    duel's access record changed; it wakes every ``SETTINGS_READ`` seconds to read that record."""
+    duel's access record changed since ``seen_access`` (the version its request was let in on,
+    ``Caller.access_version``: a change another request read while this one connected was
+    otherwise taken as the one it was let in on, and the follower never cut off); it wakes every
+    ``SETTINGS_READ`` seconds to read that record."""
     kept = service.hub.follow(live)              # a followed duel stays in memory
     feed: Feed | None = None
     follower: Follower | None = None
     try:
         if kept is not live:                     # evicted while it connected: the hub's own, which appends reach
             live, live_view = kept, await asyncio.to_thread(kept.view, view)
+            seen_access = -1                     # its versions count another record's reads: ask at once
         if unseated and live.count:
             yield RETRY
             return
@@ -405,7 +410,6 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                     parts, size = [], 0
             chunk = b"".join(parts)
             position = joined
-        seen_access = live.access_version
         while True:
             if chunk:
                 yield chunk
