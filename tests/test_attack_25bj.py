@@ -8,6 +8,7 @@ import pytest
 from test_match_doors import private_duel, started
 from test_match_service import MATCHES, create, lines, post
 from test_service import ADMIN, Server, auth
+from ygoreplay.events import from_dict
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,73 @@ def test_a_follower_let_in_before_a_change_another_request_read_first_is_cut_off
     assert b"id: 0\n" in sent[0], "let in: what it was let in on is sent"
     assert len(sent) < 40, "a follower of a duel made private is cut off, not kept on keep-alives"
     assert not any(b"event: end" in chunk for chunk in sent)
+
+
+# -- medium: a match's player token, unseated, sent the first events of a seat that may not be its own --
+
+def test_an_unseated_player_follower_is_sent_nothing_when_the_first_events_land_as_it_joins(tmp_path, monkeypatch):
+    """A match's player token following its next duel before the duel names its players has no seat
+    yet (``access.seated``): its stream ends, sending nothing, at the first event, and its
+    reconnection is seated by it. That was asked before the follower joined its view's feed:
+    the first events, landing in a thread between the two (here: as the feed is found), were
+    sent to it from the view's steps, as the seat its match role named, the other player's
+    when the duel seats the players the other way round (his opening hand)."""
+    import asyncio
+
+    import httpx
+    from starlette.requests import Request
+
+    from test_match_service import match_body
+    from test_release import ADMIN as ORGANISER
+    from ygoreplay.access import digest
+    from ygoreplay.service import create_app, duels
+    from ygoreplay.store import Store
+
+    sample = lines(MATCHES / "two-nil.jsonl")
+    game = lines(MATCHES / "duels" / "g1-yugi-wins.jsonl")
+    game[0] = {**game[0], "players": ["Kaiba", "Yugi"]}          # recorded the other way round: Yugi sits in seat 1
+    store = Store(str(tmp_path / "x.sqlite"), concurrent=True)
+    app = create_app(store, digest(ORGANISER))
+    service = app.state.service
+    found = duels._feed_of
+
+    async def run() -> list[bytes]:
+        service.hub.start(asyncio.get_running_loop())
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test",
+                                     headers={"Authorization": f"Bearer {ORGANISER}"}) as client:
+            match = (await client.post("/matches", json=match_body(sample, visibility="public"))).json()
+            duel = (await client.post("/duels", json={"visibility": "public"})).json()
+            linked = await client.post(f"/matches/{match['id']}/games",
+                                       json={"duel": duel["id"], "first_player": 0, "chosen_by": 0})
+            assert linked.status_code == 201, linked.text
+            yugi = match["tokens"]["p0"]
+            request = Request({"type": "http", "method": "GET", "path": f"/duels/{duel['id']}/follow",
+                               "headers": [(b"authorization", f"Bearer {yugi}".encode())], "query_string": b""})
+            asking = await asyncio.to_thread(service.caller, request, duel["id"])
+            assert asking[0].view == "p0", "no seat yet: the match's own"
+            streamed = await duels.follow(duel["id"], request, service, asking, start=0, view=None, format="events")
+            appended = []
+
+            def landing(*args):                  # the duel's first events land as the follower joins
+                if not appended:
+                    appended.append(service.records.append_records(duel["id"], [from_dict(e, "ev") for e in game[:5]],
+                                                                   role="recorder")[0])
+                    service.hub.changed(duel["id"], appended[0])
+                return found(*args)
+            monkeypatch.setattr(duels, "_feed_of", landing)
+            body, sent = streamed.chunks, []
+            try:
+                for _ in range(3):
+                    sent.append(await asyncio.wait_for(anext(body), 30))
+            except StopAsyncIteration:
+                pass
+            finally:
+                await body.aclose()
+            assert appended, "the events landed"
+            return sent
+    try:
+        sent = asyncio.run(run())
+    finally:
+        service.hub.stop()
+        store.close()
+    assert not any(b"id: " in chunk for chunk in sent), f"nothing of a seat not yet its own: {sent[:2]!r}"

@@ -388,15 +388,15 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
         if kept is not live:                     # evicted while it connected: the hub's own, which appends reach
             live, live_view = kept, await asyncio.to_thread(kept.view, view)
             seen_access = -1                     # its versions count another record's reads: ask at once
-        if unseated and live.count:
-            yield RETRY
-            return
         while True:                              # fed as far as it sends itself, then joined at once
             feed = _feed_of(service, live, live_view, view, frames)
             if position >= feed.position or len(live_view.steps) >= feed.position:
                 break
             await live.catch_up(view, feed.position)
         follower = feed.join(position)
+        if unseated and live.count:              # asked once joined: events landing before (in a thread) are
+            yield RETRY                          # no seat's it may be sent from the view's steps
+            return
         joined = follower.position
         chunk = RETRY
         if position < joined:                    # what came before it joined: from the view's steps
