@@ -167,3 +167,21 @@ def test_an_unseated_player_follower_is_sent_nothing_when_the_first_events_land_
         service.hub.stop()
         store.close()
     assert not any(b"id: " in chunk for chunk in sent), f"nothing of a seat not yet its own: {sent[:2]!r}"
+
+
+# -- medium: a duel made private still previewed to anyone with its link ---------------------------------
+
+def test_a_duel_made_private_is_no_longer_previewed(service):
+    """The link preview (the viewer page's Open Graph tags, ``/oembed``) judged the duel public on
+    the access record the worker held: made private, its title, players and result went on being
+    told to anyone with its link until a reader's request happened to read the record again."""
+    base = service.url
+    duel = private_duel(base, "public")
+    d = duel["id"]
+    link = f"{base}/view/{d}"
+    assert httpx.get(f"{base}/oembed", params={"url": link}).status_code == 200
+    assert 'content="table 9"' in httpx.get(link).text
+    r = httpx.post(f"{base}/duels/{d}/visibility", json={"visibility": "private"}, headers=auth(ADMIN))
+    assert r.status_code == 200
+    assert httpx.get(f"{base}/oembed", params={"url": link}).status_code == 404
+    assert "table 9" not in httpx.get(link).text

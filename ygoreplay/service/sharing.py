@@ -53,7 +53,10 @@ def duel_preview(service: Service, duel_id: str) -> Preview | None:
         live = service._duel(duel_id)
     except (HTTPError, VerificationError):
         return None
-    if live.access.visibility != "public" or live.hidden_by_parent():
+    # its access record as stored (``LiveDuel.settings``), as a reader's request reads it: the one held
+    # went on previewing a duel made private (its title, players, winner) to anyone with its link
+    access = live.settings()
+    if access.visibility != "public" or live.hidden_by_parent():
         return None
     seen = live.visible("spectator")
     if not seen:
@@ -68,8 +71,8 @@ def duel_preview(service: Service, duel_id: str) -> Preview | None:
             parts[-1] += f" ({board['reason']})"
     else:
         parts.append(f"turn {board['turn']}" if board["turn"] else "before the first turn")
-    if live.access.event:
-        parts.append(live.access.event)
+    if access.event:
+        parts.append(access.event)
     return Preview("duel", duel_id, live.header.title or " vs ".join(names), " \u00b7 ".join(parts))
 
 
