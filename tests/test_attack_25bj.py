@@ -2,20 +2,27 @@
 (``Records.set_visibility``) and what still acted on the one held before it."""
 from __future__ import annotations
 
-import httpx
-import pytest
+import asyncio
 
-from test_match_doors import private_duel, started
+import httpx
+
+from test_match_doors import private_duel, service, started  # noqa: F401  (service: a fixture, serve)
 from test_match_service import MATCHES, create, lines, post
-from test_service import ADMIN, Server, auth
+from test_service import ADMIN, auth
 from ygoreplay.events import from_dict
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    srv = Server(str(tmp_path_factory.mktemp("attack25bj") / "service.sqlite"))
-    yield srv
-    srv.stop()
+async def _sent(body, most: int) -> list[bytes]:
+    """What a stream sends, up to ``most`` chunks (or until it ends); then it is closed."""
+    sent: list[bytes] = []
+    try:
+        for _ in range(most):
+            sent.append(await asyncio.wait_for(anext(body), 30))
+    except StopAsyncIteration:
+        pass
+    finally:
+        await body.aclose()
+    return sent
 
 
 # -- high: a duel made private is linked into a public match on the access record held before ----------
@@ -48,8 +55,6 @@ def test_a_follower_let_in_before_a_change_another_request_read_first_is_cut_off
     change before the follower's stream began. The stream took the version it found then as the
     one it was let in on: it never asked again and followed a private duel for as long as it
     liked. It asks from the version its request was decided on (``Caller.access_version``)."""
-    import asyncio
-
     from starlette.requests import Request
 
     from test_release import ADMIN as ORGANISER
@@ -63,7 +68,7 @@ def test_a_follower_let_in_before_a_change_another_request_read_first_is_cut_off
     monkeypatch.setattr(duels, "KEEPALIVE", 0.05)           # a wake-up soon: the stream says what it does
     store = Store(str(tmp_path / "x.sqlite"), concurrent=True)
     app = create_app(store, digest(ORGANISER))
-    service = app.state.service
+    served = app.state.service
     duel = Records(store).record([from_dict(e, "ev") for e in RUNNING], "t",
                                  attachments={"access": Access("public").to_dict()}).id
     assert duel is not None
@@ -71,28 +76,19 @@ def test_a_follower_let_in_before_a_change_another_request_read_first_is_cut_off
                        "query_string": b""})
 
     async def run() -> list[bytes]:
-        service.hub.start(asyncio.get_running_loop())
-        asking = service.caller(request, duel)                       # let in: public
+        served.hub.start(asyncio.get_running_loop())
+        asking = served.caller(request, duel)                       # let in: public
         caller, live = asking
         assert caller.role == "public"
         Records(Store(str(tmp_path / "x.sqlite"), concurrent=True)).set_visibility(duel, "private")  # another process
         live.settings_changed()                                      # another request of this worker reads it
         live.settings()
-        streamed = await duels.follow(duel, request, service, asking, start=0, view=None, format="events")
-        body = streamed.chunks
-        sent = []
-        try:
-            for _ in range(40):
-                sent.append(await asyncio.wait_for(anext(body), 30))
-        except StopAsyncIteration:
-            pass
-        finally:
-            await body.aclose()
-        return sent
+        streamed = await duels.follow(duel, request, served, asking, start=0, view=None, format="events")
+        return await _sent(streamed.chunks, 40)
     try:
         sent = asyncio.run(run())
     finally:
-        service.hub.stop()
+        served.hub.stop()
         store.close()
     assert b"id: 0\n" in sent[0], "let in: what it was let in on is sent"
     assert len(sent) < 40, "a follower of a duel made private is cut off, not kept on keep-alives"
@@ -108,8 +104,6 @@ def test_an_unseated_player_follower_is_sent_nothing_when_the_first_events_land_
     the first events, landing in a thread between the two (here: as the feed is found), were
     sent to it from the view's steps, as the seat its match role named, the other player's
     when the duel seats the players the other way round (his opening hand)."""
-    import asyncio
-
     import httpx
     from starlette.requests import Request
 
@@ -124,11 +118,11 @@ def test_an_unseated_player_follower_is_sent_nothing_when_the_first_events_land_
     game[0] = {**game[0], "players": ["Kaiba", "Yugi"]}          # recorded the other way round: Yugi sits in seat 1
     store = Store(str(tmp_path / "x.sqlite"), concurrent=True)
     app = create_app(store, digest(ORGANISER))
-    service = app.state.service
+    served = app.state.service
     found = duels._feed_of
 
     async def run() -> list[bytes]:
-        service.hub.start(asyncio.get_running_loop())
+        served.hub.start(asyncio.get_running_loop())
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test",
                                      headers={"Authorization": f"Bearer {ORGANISER}"}) as client:
             match = (await client.post("/matches", json=match_body(sample, visibility="public"))).json()
@@ -139,32 +133,25 @@ def test_an_unseated_player_follower_is_sent_nothing_when_the_first_events_land_
             yugi = match["tokens"]["p0"]
             request = Request({"type": "http", "method": "GET", "path": f"/duels/{duel['id']}/follow",
                                "headers": [(b"authorization", f"Bearer {yugi}".encode())], "query_string": b""})
-            asking = await asyncio.to_thread(service.caller, request, duel["id"])
+            asking = await asyncio.to_thread(served.caller, request, duel["id"])
             assert asking[0].view == "p0", "no seat yet: the match's own"
-            streamed = await duels.follow(duel["id"], request, service, asking, start=0, view=None, format="events")
+            streamed = await duels.follow(duel["id"], request, served, asking, start=0, view=None, format="events")
             appended = []
 
             def landing(*args):                  # the duel's first events land as the follower joins
                 if not appended:
-                    appended.append(service.records.append_records(duel["id"], [from_dict(e, "ev") for e in game[:5]],
+                    appended.append(served.records.append_records(duel["id"], [from_dict(e, "ev") for e in game[:5]],
                                                                    role="recorder")[0])
-                    service.hub.changed(duel["id"], appended[0])
+                    served.hub.changed(duel["id"], appended[0])
                 return found(*args)
             monkeypatch.setattr(duels, "_feed_of", landing)
-            body, sent = streamed.chunks, []
-            try:
-                for _ in range(3):
-                    sent.append(await asyncio.wait_for(anext(body), 30))
-            except StopAsyncIteration:
-                pass
-            finally:
-                await body.aclose()
+            sent = await _sent(streamed.chunks, 3)
             assert appended, "the events landed"
             return sent
     try:
         sent = asyncio.run(run())
     finally:
-        service.hub.stop()
+        served.hub.stop()
         store.close()
     assert not any(b"id: " in chunk for chunk in sent), f"nothing of a seat not yet its own: {sent[:2]!r}"
 
