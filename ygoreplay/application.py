@@ -353,16 +353,19 @@ class Records:
         if self.store.kind_of(duel_id) != "duel":
             raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
                                  "created)", id=duel_id))
-        match = self.store.match_of(duel_id)
-        if match is not None:
-            wide = self.access(match).visibility
-            if not linkable_into(visibility, wide):
-                raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
-                                        "is never narrower than its match; nothing was written",
-                                        duel=duel_id, match=match, visibility=wide))
         made: list = []                 # (was, token issued): of the version the change was made of
 
         def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+            # the match judged again with each version read: a link writes the duel's next access
+            # version with it (``match.commands.record``), so one written meanwhile makes this a
+            # conflict, read again here, and a private duel never stays in a public match
+            match = self.store.match_of(duel_id)
+            if match is not None:
+                wide = self.access(match).visibility
+                if not linkable_into(visibility, wide):
+                    raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
+                                            "is never narrower than its match; nothing was written",
+                                            duel=duel_id, match=match, visibility=wide))
             access = Access.from_dict(stored or {"visibility": "private"})
             was, token = access.visibility, None
             access.visibility = visibility

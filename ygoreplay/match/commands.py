@@ -100,8 +100,9 @@ def permit(role: str, kind: str, player: int | None = None) -> None:
                                        seat=role[1], player=player), "token")
 
 
-def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
-    """Duel ``duel_id`` (a ``live.LiveDuel``) if it may become the next duel of a match whose
+def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> tuple[Any, tuple[int, dict]]:
+    """Duel ``duel_id`` (a ``live.LiveDuel``), and the next version of its access record as judged
+    (written with the link: ``record``), if it may become the next duel of a match whose
     access record is ``match``: one of the store's duels, the caller's to give (the organiser, or its
     recorder's or judge's token among ``writer.duel_tokens``), not a branch (a judge's what-if),
     not another match's, not holding
@@ -124,8 +125,10 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
             raise
         duel = None
     # its access record as stored, not as this worker held it: a duel made private a moment before
-    # (here, or by any process) was linked into a public match on the record held (``LiveDuel.settings``)
-    access = duel.settings() if duel is not None else None
+    # (here, or by any process) was linked into a public match on the record held; and the version
+    # judged, whose next one the link writes (``record``): one made private meanwhile is a conflict
+    version, stored = hub.store.attachment_version(duel_id, "access") if duel is not None else (-1, None)
+    access = Access.from_dict(stored or {"visibility": "private"}) if duel is not None else None
     if writer.role != "organiser" and (access is None or not any(
             access.role_of(token) in MATCH_TABLE for token in writer.duel_tokens)):
         raise Refused("forbidden", say("linking a duel takes the organiser's token, or that duel's recorder or judge "
@@ -152,7 +155,7 @@ def linkable(hub: Any, writer: Writer, duel_id: Any, match: Access) -> Any:
                                       "who may enter its events would not be what the organiser chose for the "
                                       "match, so it cannot be linked", duel=duel_id, duel_mode=access.mode,
                                       mode=match.mode), "duel")
-    return duel
+    return duel, (version + 1, access.to_dict())
 
 
 def opening(duel: Any) -> Event | None:
@@ -244,7 +247,7 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
     for attempt in range(RETRIES):
         live.refresh()
         at = live.count if expected is None else expected
-        links, ending = _checked(hub, live, writer, events, new_duel)
+        links, ending, judged = _checked(hub, live, writer, events, new_duel)
         # each duel linked is claimed with the events, in their transaction: its link's first
         # version, which one writer only can write (two that read it free at once: one loses)
         claims = {duel_id: {"match_game": {"id": match_id, "game": game}} for game, duel_id in links
@@ -266,8 +269,11 @@ def record(hub: Any, match_id: str, writer: Writer, events: list[Event], expecte
             not_behind(hub.store, stream, hub.witness, match=stream == match_id)
         closed: dict[str, list[Record]] = {}
         try:
+            # the access each linked duel was judged on, written again as its next version: a change of
+            # visibility written meanwhile took it (a conflict: judged again), one after it sees the link
+            kept = [(duel_id, "access", version, access) for duel_id, (version, access) in judged.items()]
             written = hub.store.append_records(match_id, events, expected_position=at, claims=claims,
-                                               streams=streams, others=closing, written_others=closed)
+                                               streams=streams, others=closing, written_others=closed, kept=kept)
             break
         except ConflictError:
             taken = next((duel_id for duel_id, named in claims.items() if "match_game" in named
@@ -377,24 +383,27 @@ def _as_seen(refusal: RuleViolation, ev: Event, view: str) -> RuleViolation:
 
 
 def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
-             new_duel: NewDuel | None) -> tuple[list[tuple[int, str]], list[tuple[Game, int, Event]]]:
+             new_duel: NewDuel | None
+             ) -> tuple[list[tuple[int, str]], list[tuple[Game, int, Event]], dict[str, tuple[int, dict]]]:
     """The checks of ``events`` a fold of the match alone cannot make, each against the match as
     it stands before it, then the match rules as the store's strict append will judge it (the
     same card facts): the first refused event ends the checks, so a batch reads at most one duel
     more than the rules let it start. The (game, duel) links to write once they are, and each
-    game with a duel that an event of the batch ends (the game, the event's index, the event)."""
+    game with a duel that an event of the batch ends (the game, the event's index, the event), and the
+    next version of each linked duel's access as judged (``linkable``), by duel."""
     state: MatchState = fold(live.events, live.cards.merged(facts_of(events, hub.store.cards)), audit=True)
     state.violations = None
     links: list[tuple[int, str]] = []
     ending: list[tuple[Game, int, Event]] = []
     linking: dict[int, Any] = {}             # the duels this batch links, by game: not linked in the store yet
+    judged: dict[str, tuple[int, dict]] = {}
     for index, ev in enumerate(events):
         if ev.kind == "game_started" and ev.duel:
             if any(duel == ev.duel for _game, duel in links):
                 raise Refused("conflict", say("duel {duel} is named by two duels of this match", duel=ev.duel),
                               "duel")
             if new_duel is None or ev.duel != new_duel.id:
-                linking[ev.game] = linkable(hub, writer, ev.duel, live.access)
+                linking[ev.game], judged[ev.duel] = linkable(hub, writer, ev.duel, live.access)
                 _check_first(linking[ev.game], ev, state.index, state.players)
             links.append((ev.game, ev.duel))
         elif ev.kind == "game_ended" and state.current is not None and state.current.number == ev.game:
@@ -408,7 +417,7 @@ def _checked(hub: Any, live: Any, writer: Writer, events: list[Event],
             raise _as_seen(exc, ev, view_of(writer.role, live.access.mode)) from None
         if playing is not None and playing.ended and playing.duel:
             ending.append((playing, index, ev))
-    return links, ending
+    return links, ending, judged
 
 
 def _check_first(duel: Any, ev: Event, index: int, players: Sequence[str]) -> None:

@@ -454,7 +454,8 @@ async def start_game(match_id: str, request: Request, service: ServiceDep,
     fields = {k: body.get(k) for k in ("first_player", "chosen_by", "extra_duel")}
     new_duel = None
     if linked is not None:
-        first = commands.opening(await asyncio.to_thread(commands.linkable, service.hub, by, linked, live.access))
+        duel, _judged = await asyncio.to_thread(commands.linkable, service.hub, by, linked, live.access)
+        first = commands.opening(duel)
         if first is not None:                  # who goes first and who chose: the duel's own, by the match's players
             said = first_players(first, live.state().players)
             for name, value in zip(("first_player", "chosen_by"), said):

@@ -517,6 +517,13 @@ class Store(Writing, Verifying, Listing):
         rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
         return self._attached(duel_id, name, rows[0].state) if rows else None
 
+    def attachment_version(self, duel_id: str, name: str) -> tuple[int, dict | None]:
+        """The latest version of a duel's attachment ``name`` and its number (-1, None for none):
+        a writer that judged it writes the next version with what it writes (``append_records``'
+        ``kept``), so a change written between its read and its write is a conflict, not lost."""
+        rows = self.events.select_events(f"{duel_id}/{name}", desc=True, limit=1)
+        return (rows[0].originator_version, self._attached(duel_id, name, rows[0].state)) if rows else (-1, None)
+
     def match_of(self, duel_id: str) -> str | None:
         """The match a duel is a game of, by its link (``match_game``): None for none, and for a
         link without the match's id (links are not signed: rewritten in the database, reading

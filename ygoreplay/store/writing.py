@@ -205,7 +205,8 @@ class Writing:
                        streams: list[dict] | None = None, receipted: bool = False,
                        others: Sequence[tuple[str, list[Event], int]] = (),
                        written_others: dict[str, list[Record]] | None = None,
-                       read_claims: bool = True, shown_last: bool = False) -> list[Record]:
+                       read_claims: bool = True, shown_last: bool = False,
+                       kept: Sequence[tuple[str, str, int, dict]] = ()) -> list[Record]:
         """Check and append events at the head; returns the records written. All or nothing.
 
         Raises RuleViolation (nothing written) for an illegal event; ConflictError when
@@ -235,6 +236,10 @@ class Writing:
         ``written_others`` takes their records, by stream. ``read_claims`` False: the claims are
         not read before the write (a duel's first append's ``opening``, rarely taken: no read more
         on a table's first append), the write's unique key refusing one taken all the same.
+        ``kept`` (``(stream, name, version, data)``): attachments of other streams written as that
+        version, the one after the version the caller judged (``attachment_version``): a change of
+        it written meanwhile (``attach``) took that version, and the append is a ConflictError, so
+        a match never links a duel on the access it had before it was made private.
         ``shown_last``: the writer's view is not the judge's (a witnessed duel's table recorder, a
         player's device): an event that shows it a card it did not see ends the batch (``_shown_last``).
         """
@@ -244,6 +249,8 @@ class Writing:
         if times is not None and len(times) != len(events):
             raise ValueError("one recording time per event")
         claimed = _first_rows(claims or {})
+        judged = [StoredEvent(f"{owner}/{_attachment(name)}", version, f"ygoreplay:{name}", msgpack.packb(data))
+                  for owner, name, version, data in kept]
         if read_claims:
             self._claimed(claimed)
         made: list[tuple[str, list[StoredEvent], list[StoredEvent], _Live]] = []
@@ -269,7 +276,7 @@ class Writing:
                     raise ConflictError(say(_BEHIND, duel_id=duel_id, start=start, expected_position=expected_position))
                 facts = self._facts_for(codes, live.cards, None)
                 try:
-                    written = self._write(duel_id, live, events, codes, times, claimed + made_rows, facts,
+                    written = self._write(duel_id, live, events, codes, times, claimed + judged + made_rows, facts,
                                           "strict", other_snapshots=made_snapshots, receipted=receipted,
                                           shown_last=shown_last)[2]
                     for stream_id, _rows, _snapshots, made_live in made:
