@@ -19,6 +19,7 @@ from ..actions import actions
 from ..access import (MODES, PLAYERS, RELEASES, TABLE, VISIBILITIES, ReleaseSettingError, Seating, may_call,
                       may_write, off_side, release_settings, view_of)
 from ..application import duel_dict, family, public_duels, violation_dict
+from ..errors import StoreUnavailable
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
 from ..live import SETTINGS_READ, LiveDuel, LiveView, Step
@@ -416,7 +417,10 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
             await follower.wait(SETTINGS_READ if reads_on is not None else None)
             if reads_on is not None:
                 if live.settings_due():
-                    await asyncio.to_thread(live.settings)
+                    try:
+                        await asyncio.to_thread(live.settings)
+                    except StoreUnavailable:     # the database away: nothing changes the record meanwhile;
+                        pass                     # read again at the next wake-up (it ended the follower)
                 if live.access_version != seen_access:
                     seen_access = live.access_version
                     if not await asyncio.to_thread(reads_on):
