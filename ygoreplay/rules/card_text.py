@@ -160,6 +160,17 @@ def owe(state: DuelState, event: Event) -> None:
         _note(state, state.cards[card_id], events)
 
 
+def answering(state: DuelState, cards: tuple[str, ...]) -> None:
+    """EFF-04, SUM-07: ``cards`` went to the GY right before a Tribute Summon, for it (its Tributes'
+    Xyz materials, the record telling their going first): their triggers answer the summon, so
+    the window their going opened is kept past it, as a Tribute's is (``owe``)."""
+    seen = state.card_text[SEEN]
+    for card_id in cards:
+        row = seen.get(card_id)
+        if row is not None:
+            seen[card_id] = [row[0], row[1], state.index]
+
+
 def paid(state: DuelState, card: Card, reason: str) -> None:
     """CHAIN-11, EFF-04: ``card`` was paid as the cost of an activation (discarded, Tributed,
     banished, sent to the GY): it was sent as surely as a resolving effect sends one, so its
@@ -199,6 +210,12 @@ def left_behind(state: DuelState, event: Event) -> None:
     the duel moves past them, and each still owed that nothing could have kept back is GEN-03
     (EFF-05 for a FLIP effect)."""
     if state.chain or state.resolving or state.card_text[BLOCKED] or _blocked_on_field(state):
+        return
+    moves = state.material_moves
+    if moves and moves[-1][0] == state.index - 1 and getattr(event, "tributes", None):
+        # SUM-07, EFF-04: what went right before a Tribute Summon for it (its Tributes' Xyz
+        # materials, recorded first) answers it, owing its triggers after it
+        _judge_owed(state, event, frozenset(row[1] for row in moves))
         return
     _judge_owed(state, event)
 

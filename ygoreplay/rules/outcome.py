@@ -69,8 +69,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
     # -- all checks done ----------------------------------------------------------------------
     if ev.reason == "material" or ev.reason == "tributed":
         note_material_move(state, card)                        # for the summon that follows (RIT-02)
-    elif ev.reason in _PROCEDURE_COSTS and not state.chain and not state.resolving:
-        note_material_move(state, card, cost=True)             # SPS-07: its cost, never a material
+        for material in card.materials:                        # NIS-05, SPS-09: its Xyz materials go with it,
+            note_material_move(state, state.cards[material], cost=True)   # for that summon, none a material
+    elif ev.reason in _PROCEDURE_MOVES and not state.chain and not state.resolving and (
+            ev.reason in _PROCEDURE_COSTS or card.zone == OVERLAY):
+        note_material_move(state, card, cost=True)             # SPS-07: its cost; EFF-04, NIS-05: a material's
     if card.is_token and to_zone not in ON_FIELD:
         vanish(state, card)                                    # TOKEN-02
         return
@@ -102,6 +105,11 @@ def card_moved(state: DuelState, ev: CardMoved) -> None:
 #: record may name the banishment or the sending itself (nothing else banishes or sends a card
 #: outside a chain right before such a summon): its triggers answer the summon too.
 _PROCEDURE_COSTS = frozenset(("cost", "discarded", "banished", "sent"))
+#: With them, an Xyz material sent to the GY outside any chain "by the rules" (or "detached"),
+#: as a table records its going before its Xyz monster's as the material of the summon that
+#: follows (NIS-05: it goes when its Xyz monster leaves the field): it goes for that summon, and
+#: its "if sent to the GY" trigger answers the summon (EFF-04), as when the fold buries it itself.
+_PROCEDURE_MOVES = _PROCEDURE_COSTS | frozenset(("rule", "detached"))
 
 
 #: What stays on the field once resolved (TRAP-04, SPELL-04), by the rule that keeps it.

@@ -36,7 +36,8 @@ from ..cards import HIDDEN_NAME, CardFacts, CardType
 from ..events import ATTACK, DECK, DEFENSE, EXTRA, FACEUP, GY, HAND, MZONE, OVERLAY, SET, Event
 from ..state import Card, DuelState
 from .base import (
-    check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field, take)
+    bury, check_not_negated, fail, get_card, handles, impossible, open_game_state, player_of, put, send_from_field,
+    take)
 from . import card_text
 from .timing import procedure_sent
 from .spell_trap import check_equips, in_chain, settle_equips
@@ -113,6 +114,8 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     stranded = _check_equips(state, ev)
     for t in tributes:
         send_from_field(state, t, GY)
+    if tributes:
+        _tributes_sent(state)
     take(state, card)
     put(state, card, MZONE, player, ev.zone, position)
     card.summoned_turn, card.summoned_by = state.turn, player
@@ -127,6 +130,31 @@ def _normal_summon(state: DuelState, ev: NormalSummoned | MonsterSet, position: 
     state.summon_window = None if position == SET else card.id
     state.summon_group = [] if position == SET else [card.id]
     settle_equips(state, stranded)
+
+
+def _tributes_sent(state: DuelState) -> None:
+    """SUM-07, NIS-05, EFF-04: the Xyz materials of a Tribute Summon's Tributes go to the GY with
+    them, for the summon (buried now, ``state.shed``), as do those the record sent there "by the
+    rules" right before it (``tribute_run``): they were sent while the summon was made, so their
+    optional "when" triggers miss the timing, and their "if" ones answer the summon (the window
+    opened by their going is kept past it: ``card_text.answering``)."""
+    run = tribute_run(state)
+    sent = frozenset((*state.shed, *run))
+    if not sent:
+        return
+    if state.shed:
+        bury(state)
+    if run:
+        card_text.answering(state, run)
+        state.material_moves = []
+    procedure_sent(state, sent, tribute=True)
+
+
+def tribute_run(state: DuelState) -> tuple[str, ...]:
+    """The cards moved outside any chain right before a Tribute Summon (``note_material_move``):
+    the Xyz materials of its Tributes, sent "by the rules" as the record told their going first."""
+    moves = state.material_moves
+    return tuple(row[1] for row in moves) if moves and moves[-1][0] == state.index - 1 else ()
 
 
 def judge_unseen_summon(state: DuelState, ev: Event, card: Card, facts: CardFacts, index: int, how: str,
@@ -338,7 +366,7 @@ def note_material_move(state: DuelState, card: Card, cost: bool = False) -> None
     summon's discard or banishment, SPS-07) belongs to it too, but is no material: kept as its
     id alone (``[index, id]``), which only ``_spared`` and the timing read, never a material check."""
     moves = state.material_moves
-    if not moves or moves[-1][0] != state.index - 1:
+    if not moves or moves[-1][0] < state.index - 1:
         moves = []
     state.material_moves = [*moves, [state.index, card.id] if cost else [state.index, *Material.of(card).row()]]
 
@@ -431,6 +459,10 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         else:
             take(state, m)
             put(state, m, GY, m.owner)
+    if state.shed and by_procedure and method != "xyz":
+        buried = frozenset(state.shed)      # NIS-05: the Xyz materials of its materials, sent with them
+        bury(state)
+        procedure_sent(state, buried)       # SPS-09: their "when" triggers miss the timing too
     take(state, card)
     put(state, card, MZONE, to_player, ev.zone, ev.position)
     card.summoned_turn, card.summoned_by = state.turn, player   # the summoner, maybe not its controller

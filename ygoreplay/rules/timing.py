@@ -41,6 +41,8 @@ HAPPENINGS = frozenset(("cards_drawn", "normal_summoned", "monster_set", "flip_s
 _RULE_MOVES = frozenset(("resolved", "negated", "rule"))
 #: How a card noted by ``cost_paid`` went: as a cost, not while a link resolved.
 _COST = "cost"
+#: A mark's word for a card a Tribute Summon sent to the GY without Tributing it (SUM-07, NIS-05).
+_SENT = "sent"
 _SUMMONS = frozenset(("normal_summoned", "flip_summoned", "special_summoned"))
 #: The trigger events of a card's own (``single``) "when" trigger, and what the card did for each.
 WHEN_EVENTS = {"EVENT_TO_GRAVE": {"gy"}, "EVENT_DESTROYED": {"gy", "banished", "extra"},
@@ -100,18 +102,20 @@ _KEPT = -2
 _PROCEDURE_EVENTS = {"gy": "EVENT_TO_GRAVE", "banished": "EVENT_REMOVE"}
 
 
-def procedure_sent(state: DuelState, cards: frozenset[str]) -> None:
+def procedure_sent(state: DuelState, cards: frozenset[str], tribute: bool = False) -> None:
     """SPS-09, SPS-07: the cards a Special Summon by procedure sent to the GY or banished right
     before it, as its cost (an inherent summon's discard, Tribute or banishment: Chaos Sorcerer's)
     or its materials (a Synchro or Link material banished, by its text or a card that banishes
     what would go to the GY), went for
     the summon, which was made after them: their going was not the last thing to happen, so their
     optional "when" triggers ("when sent to the GY", "when banished") missed it. "If" triggers
-    and mandatory ones activate once the summon is made (NIS-06)."""
+    and mandatory ones activate once the summon is made (NIS-06). ``tribute``: the Xyz materials
+    of a Tribute Summon's Tributes, which went with them (NIS-05), sent, not Tributed (SUM-07)."""
+    mark = ["SUM-07", _SENT] if tribute else ["SPS-09"]
     for card_id in cards:
         card = state.cards.get(card_id)
         if card is not None and card.zone in _PROCEDURE_EVENTS:
-            state.timing[3][card_id] = [card.zone, "SPS-09"]
+            state.timing[3][card_id] = [card.zone, *mark]
 
 
 def cost_paid(state: DuelState, card: Card) -> None:
@@ -172,11 +176,11 @@ def missed(state: DuelState, ev: Activated, card: Card) -> tuple[str, str] | Non
         said = N_("the record says it is a 'when'")
     else:
         return None
-    if rule == "SUM-07":
+    if rule == "SUM-07" and mark[2:] != [_SENT]:
         how = N_("was Tributed for a Tribute Summon: the summon was still being made")
     elif rule == "SPS-09" and what == "banished":
         how = N_("was banished for a summon procedure: the summon was still being made")
-    elif rule == "SPS-09":
+    elif rule in _PROCEDURES:
         how = N_("was sent to the GY for a summon procedure: the summon was still being made")
     elif mark[2:] == [_COST]:
         how = say("went to the {zone} as a cost of activating a chain link, and a link did something after it as it "
