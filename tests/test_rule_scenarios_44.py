@@ -15,7 +15,8 @@ Refused though legal (or let through though illegal), now right:
   record telling the same going as "sent" was already right.
 * EFF-04, SUM-07, GEN-03: the same before a Tribute Summon (the Xyz monster Tributed): Test If
   Mole's "if" trigger after the summon, refused EFF-04; the summon flagged GEN-03 for Test Must
-  Grave Mole's trigger. Now both legal.
+  Grave Mole's trigger. Now both legal; that mandatory trigger is owed after the summon (Link or
+  Tribute), so a Battle Phase entered without it is GEN-03 there.
 * SPS-09, SUM-07, NIS-06: the Xyz materials the fold buries with an Xyz monster used as Link
   Material (listed, or moved with reason ``material``) or Tributed: Test Mole's optional "when
   sent to the GY" trigger after the summon was accepted. It missed the timing: the summon was the
@@ -131,3 +132,15 @@ def test_sum_07_a_when_trigger_of_an_xyz_material_of_a_tribute_refused(first: bo
     before = materials_first("rule") if first else []
     refused_with([TRIBUTE_BOARD, *before, TRIBUTE, trigger("mole")], "SUM-07", "summon procedure", cards=CARDS)
     assert fold(TRIBUTE_BOARD, *before, TRIBUTE, trigger("if_mole"), cards=CARDS).chain[0].card == "if_mole"
+
+
+@pytest.mark.parametrize("summon", [pytest.param([TRIBUTE], id="tribute"),
+                                    pytest.param(LINK_SUMMONS["listed"], id="link")])
+def test_gen_03_a_mandatory_trigger_of_an_xyz_material_told_first_is_owed_after_the_summon(summon: list) -> None:
+    """GEN-03, EFF-04: Utopia's materials go "by the rules" (recorded first), Utopia is Tributed or
+    a Link Material; Test Must Grave Mole's mandatory trigger is owed after the summon, not before:
+    the Battle Phase entered without it is refused GEN-03 there. Before: the summon itself was
+    refused GEN-03 (the trigger taken as passed by it)."""
+    board = TRIBUTE_BOARD if summon == [TRIBUTE] else LINK_BOARD
+    refused_with([board, *materials_first("rule"), *summon, ev("phase_entered", phase="battle")], "GEN-03",
+                 "Test Must Grave Mole", cards=CARDS)

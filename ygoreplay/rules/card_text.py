@@ -153,22 +153,16 @@ def owe(state: DuelState, event: Event) -> None:
                 happened.append((card.id, ("EVENT_FLIP_SUMMON_SUCCESS", "flip")))
             elif kind == "special_summoned":
                 happened.append((card.id, ("EVENT_SPSUMMON_SUCCESS",)))
-        for sent in (getattr(event, "tributes", ()) or ()) + (getattr(event, "materials", ()) or ()):
+        tributes = getattr(event, "tributes", ()) or ()
+        for sent in tributes + (getattr(event, "materials", ()) or ()):
             if sent in state.cards:
                 happened.append((sent, _went(state.cards[sent].zone, "material")))
+        moves = state.material_moves
+        if tributes and moves and moves[-1][0] == state.index - 1:
+            # EFF-04, SUM-07: its Tributes' Xyz materials, told going first, answer it too
+            happened.extend((row[1], _went(state.cards[row[1]].zone, None)) for row in moves if row[1] in state.cards)
     for card_id, events in happened:
         _note(state, state.cards[card_id], events)
-
-
-def answering(state: DuelState, cards: tuple[str, ...]) -> None:
-    """EFF-04, SUM-07: ``cards`` went to the GY right before a Tribute Summon, for it (its Tributes'
-    Xyz materials, the record telling their going first): their triggers answer the summon, so
-    the window their going opened is kept past it, as a Tribute's is (``owe``)."""
-    seen = state.card_text[SEEN]
-    for card_id in cards:
-        row = seen.get(card_id)
-        if row is not None:
-            seen[card_id] = [row[0], row[1], state.index]
 
 
 def paid(state: DuelState, card: Card, reason: str) -> None:

@@ -136,17 +136,14 @@ def _tributes_sent(state: DuelState) -> None:
     """SUM-07, NIS-05, EFF-04: the Xyz materials of a Tribute Summon's Tributes go to the GY with
     them, for the summon (buried now, ``state.shed``), as do those the record sent there "by the
     rules" right before it (``tribute_run``): they were sent while the summon was made, so their
-    optional "when" triggers miss the timing, and their "if" ones answer the summon (the window
-    opened by their going is kept past it: ``card_text.answering``)."""
+    optional "when" triggers miss the timing, and their "if" ones answer the summon (those told
+    first: ``card_text.owe`` notes them with the Tributes)."""
     run = tribute_run(state)
     sent = frozenset((*state.shed, *run))
     if not sent:
         return
     if state.shed:
         bury(state)
-    if run:
-        card_text.answering(state, run)
-        state.material_moves = []
     procedure_sent(state, sent, tribute=True)
 
 
