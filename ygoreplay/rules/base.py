@@ -294,6 +294,9 @@ def phase_name(phase: str | None) -> str:
 ON_FIELD = frozenset((MZONE, SZONE, FZONE))
 #: Marks, in an attack's ``defender_monsters``, a monster that has left the field since (BATTLE-06).
 LEFT = "~left"
+#: In ``state.flip_uses``: a Flip effect its monster's flip by an attack gave, not activated in that
+#: attack's Damage Step, which has ended (BATTLE-12): passed, never to be activated.
+PASSED = "~passed"
 
 
 #: The reasons a card moves for that say where it moves from (``reason_problem``).

@@ -9,7 +9,7 @@ from ..effect_facts import EffectFact
 from ..state import Card, ChainLink, DuelState
 from . import card_text
 from .base import (
-    REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
+    PASSED, REASONS_FROM, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     priority_holder, put, reason_problem, send_from_field, take, undecided)
 from .effects import (
     SEGOC_GROUPS, candidates, in_damage_step, mandatory, may_negate_summon, never_triggered, script_effects,
@@ -375,10 +375,30 @@ def _check_flip(state: DuelState, ev: Activated, card: Card, facts: tuple[Effect
         _not_flipped(state, ev, card)
         return
     flips = state.flipped.count(card.id)
-    if state.flip_uses.count(card.id) >= flips * (sum(1 for f in facts if f.kind == "flip") or 1):
+    allowed = flips * (sum(1 for f in facts if f.kind == "flip") or 1)
+    used = state.flip_uses.count(card.id)
+    if used >= allowed:
         fail(state, ev, "EFF-05", say("{name} was flipped face-up {flips} time(s) this turn, and its Flip effect was "
                                       "activated for each flip already: a Flip effect is a trigger on a flip "
                                       "face-up, activated once for each flip", name=card.name, flips=flips))
+    elif used + state.flip_uses.count(card.id + PASSED) >= allowed:
+        fail(state, ev, "BATTLE-12", say("{name} was flipped face-up by an attack: its Flip effect is activated in "
+                                         "that attack's Damage Step, after damage calculation, and that Damage Step "
+                                         "has ended", name=card.name))
+
+
+def flip_window_closed(state: DuelState, card_id: str) -> None:
+    """BATTLE-12, EFF-05: the Damage Step of an attack that flipped ``card_id`` face-up ends (its
+    damage calculated): each Flip effect its flips this turn gave and that was not activated is
+    passed (``PASSED`` in ``state.flip_uses``), as a trigger is once the duel moves on past it."""
+    card = state.cards.get(card_id)
+    if card is None:
+        return
+    uses = state.flip_uses
+    allowed = state.flipped.count(card_id) * (sum(1 for f in script_effects(state, card) if f.kind == "flip") or 1)
+    unused = allowed - uses.count(card_id) - uses.count(card_id + PASSED)
+    if unused > 0:
+        uses.extend([card_id + PASSED] * unused)
 
 
 def _not_flipped(state: DuelState, ev: Activated, card: Card) -> None:

@@ -11,7 +11,7 @@ from .base import (
     check_not_negated, draw_owed, end_passes, ended_by_passes, fail, get_card, handles, impossible, must_still_draw,
     phase_name, priority_holder, put, take)
 from .battle import damage_step_begins, left_uncalculated
-from .chain import forget_takers
+from .chain import flip_window_closed, forget_takers
 from .spell_trap import check_equips, settle_equips
 
 if TYPE_CHECKING:                  # annotations only: a kind is made on its first use (events._lazy)
@@ -237,6 +237,9 @@ def close_attack(state: DuelState, ev) -> None:
         if card is not None and card.zone == "mzone":
             fail(state, ev, "BATTLE-14", say("{name} ({card_id}) was destroyed by battle but is still on the field",
                                              name=card.name, card_id=card_id))
+    target = attack.target
+    if attack.calculated and state.step == "damage" and target is not None and target in state.flipped:
+        flip_window_closed(state, target)      # BATTLE-12: its Flip effect was for this Damage Step
     state.attack = None
 
 
