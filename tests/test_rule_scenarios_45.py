@@ -30,10 +30,11 @@ from __future__ import annotations
 import pytest
 
 from test_rule_scenarios_27 import ev
+from test_rule_scenarios_40 import witnessed
 from test_rules_battle import DAMAGE, attack, calc, mon, step, to_gy
 from test_rules_card_text import FLIPPER, TEXT
 
-from duel import BATTLE_OX, VORSE, fold, position, refused_with
+from duel import BATTLE_OX, VORSE, fold, position
 
 #: Vorse Raider (1900 ATK) attacks player 1's Set Test Flipper (1000 DEF, "FLIP: ..."), destroying it.
 FLIPPED = [position({"mzone": [mon("vorse", VORSE), mon("ox", BATTLE_OX)]}, {"mzone": [mon("flipper", FLIPPER, "set")]},
@@ -50,8 +51,12 @@ FLIP_EFFECT = ev("activated", player=1, card="flipper", effect_type="flip")
 def test_battle_12_a_flip_effect_after_the_damage_step_of_its_attack_refused(later: list) -> None:
     """BATTLE-12, EFF-05: Test Flipper, flipped by Vorse Raider's attack and destroyed by it,
     activates its Flip effect once that Damage Step has ended: refused, BATTLE-12. Before:
-    accepted. In the Damage Step after damage calculation, before or after it went to the GY: legal."""
-    refused_with([*FLIPPED, to_gy("flipper", 1), *later, FLIP_EFFECT], "BATTLE-12", "that Damage Step has ended",
-                 cards=TEXT)
+    accepted. In the Damage Step after damage calculation, before or after it went to the GY: legal.
+    (That Damage Step's end, its mandatory Flip effect never activated, is itself EFF-05 since
+    ``test_rule_scenarios_46``: at the table both are flagged, the late activation BATTLE-12.)"""
+    state = witnessed(*FLIPPED, to_gy("flipper", 1), *later, FLIP_EFFECT, cards=TEXT)
+    assert [(f.index, f.rule) for f in state.flags] == [(len(FLIPPED) + 1, "EFF-05"),
+                                                        (len(FLIPPED) + 1 + len(later), "BATTLE-12")]
+    assert "that Damage Step has ended" in state.flags[-1].message
     assert fold(*FLIPPED, FLIP_EFFECT, cards=TEXT).chain[0].card == "flipper"
     assert fold(*FLIPPED, to_gy("flipper", 1), FLIP_EFFECT, cards=TEXT).chain[0].card == "flipper"

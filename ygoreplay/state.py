@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 MAIN_MONSTER_ZONES = 5
 SPELL_TRAP_ZONES = 5
+#: Marks, after a card's id in ``DuelState.flip_uses``, a Flip effect an attack's flip gave and
+#: that was not activated in that attack's Damage Step (BATTLE-12: ``rules.base.PASSED``).
+FLIP_PASSED = "~passed"
 
 
 class Card:
@@ -474,6 +477,8 @@ class DuelState:
         for pile in (self.emz, self.to_leave, self.equips, self.summon_group, self.negated, self.inert, self.taken_next,
                      self.taken_later, self.flipped, self.flip_uses, self.forfeited, self.attacked_earlier):
             swap(pile)
+        passed, renamed = old + FLIP_PASSED, new + FLIP_PASSED    # BATTLE-12: a Flip effect passed goes too
+        self.flip_uses[:] = [renamed if cid == passed else cid for cid in self.flip_uses]
         for pair in self.resolved:
             swap(pair)
         for entry in self.lapsing:

@@ -18,7 +18,7 @@ from ..errors import YgoreplayError
 from ..events import (
     BANISHED, DECK, EXTRA, FACEUP, FZONE, GY, HAND, MZONE, OVERLAY, SZONE, Event, is_kind)
 from ..kinds import PerKind
-from ..state import Card, DuelState, Override, Violation
+from ..state import FLIP_PASSED, Card, DuelState, Override, Violation
 
 #: The duel fold's handler of each kind, ``(state, event) -> None``: each rule module registers
 #: its own with ``@handles("kind_name")``; ``rules.fold`` imports them all and dispatches on it.
@@ -296,7 +296,7 @@ ON_FIELD = frozenset((MZONE, SZONE, FZONE))
 LEFT = "~left"
 #: In ``state.flip_uses``: a Flip effect its monster's flip by an attack gave, not activated in that
 #: attack's Damage Step, which has ended (BATTLE-12): passed, never to be activated.
-PASSED = "~passed"
+PASSED = FLIP_PASSED
 
 
 #: The reasons a card moves for that say where it moves from (``reason_problem``).

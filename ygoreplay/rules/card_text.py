@@ -234,6 +234,21 @@ def _judge_owed(state: DuelState, event: Event, spared: str | frozenset[str] | N
                                      kind=event.kind.replace("_", " ")))
 
 
+def flip_left(state: DuelState, event: Event, card: Card) -> None:
+    """EFF-05, BATTLE-12 (a Flip effect is mandatory; one an attack's flip gave is activated in that
+    attack's Damage Step, after damage calculation): the Damage Step ends at ``event`` with a Flip
+    effect of ``card`` not activated. Mandatory triggers are not tracked in the Damage Step
+    (``owe``: BATTLE-09), so this is judged here: a FLIP effect its script declares mandatory, with
+    no condition, cost or target that could keep it back, and no card that may stop activations."""
+    if state.card_text[BLOCKED] or not _read(facts := script_effects(state, card)) or not _owed_effects(
+            facts, "flip") or _blocked_on_field(state):
+        return
+    fail(state, event, "EFF-05", say("{name} was flipped face-up by an attack: its script declares a FLIP effect, "
+                                     "which is mandatory, with no condition, cost or target that could keep it "
+                                     "back, and it was not activated before that Damage Step ended (BATTLE-12)",
+                                     name=card.name))
+
+
 def left_by_action(state: DuelState, event: Event, spared: frozenset[str]) -> None:
     """GEN-03, EFF-05 (a mandatory trigger is activated in the chain built right after its event,
     NIS-02): a Special Summon by a monster's own procedure (inherent, Synchro, Xyz, Link, the first

@@ -387,10 +387,11 @@ def _check_flip(state: DuelState, ev: Activated, card: Card, facts: tuple[Effect
                                          "has ended", name=card.name))
 
 
-def flip_window_closed(state: DuelState, card_id: str) -> None:
+def flip_window_closed(state: DuelState, ev, card_id: str) -> None:
     """BATTLE-12, EFF-05: the Damage Step of an attack that flipped ``card_id`` face-up ends (its
-    damage calculated): each Flip effect its flips this turn gave and that was not activated is
-    passed (``PASSED`` in ``state.flip_uses``), as a trigger is once the duel moves on past it."""
+    damage calculated) at ``ev``: each Flip effect its flips this turn gave and that was not
+    activated is passed (``PASSED`` in ``state.flip_uses``), as a trigger is once the duel moves on
+    past it; a mandatory one (EFF-05) left so is judged there (``card_text.flip_left``)."""
     card = state.cards.get(card_id)
     if card is None:
         return
@@ -398,6 +399,7 @@ def flip_window_closed(state: DuelState, card_id: str) -> None:
     allowed = state.flipped.count(card_id) * (sum(1 for f in script_effects(state, card) if f.kind == "flip") or 1)
     unused = allowed - uses.count(card_id) - uses.count(card_id + PASSED)
     if unused > 0:
+        card_text.flip_left(state, ev, card)       # EFF-05, BATTLE-12: a mandatory one was owed
         uses.extend([card_id + PASSED] * unused)
 
 

@@ -386,9 +386,14 @@ def _moved_materials(state: DuelState, listed: Sequence[str]) -> list[Material]:
 
 @handles("special_summoned")
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
-    player = state.turn_player if ev.player is None else ev.player
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
     method = ev.method
+    if ev.player is not None:
+        player = ev.player
+    elif method != "effect" and card.zone in (HAND, EXTRA):
+        player = card.controller       # PEND-03, SPS-07: a procedure summons from its summoner's own hand or Extra Deck
+    else:
+        player = state.turn_player
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if card.zone == MZONE:
         impossible(state, ev, "LOG-02", say("{name} ({id}) is already on the field", name=card.name, id=card.id))
@@ -405,9 +410,12 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     if method == "inherent" or method == "pendulum":
         why = open_game_state(state, player)
         if why:
-            rule = "SPS-07" if method == "inherent" else "PEND-03"
-            fail(state, ev, rule, say("an {method} Special Summon needs an open game state in your own Main Phase: "
-                                      "{why}", method=method, why=why))
+            if method == "inherent":
+                fail(state, ev, "SPS-07", say("an inherent Special Summon needs an open game state in your own Main "
+                                              "Phase: {why}", why=why))
+            else:
+                fail(state, ev, "PEND-03", say("a Pendulum Summon needs an open game state in your own Main Phase: "
+                                               "{why}", why=why))
     elif method in ("synchro", "xyz", "link") and ev.cause is None:
         why = open_game_state(state, player)
         if why:

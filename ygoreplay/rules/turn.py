@@ -239,7 +239,7 @@ def close_attack(state: DuelState, ev) -> None:
                                              name=card.name, card_id=card_id))
     target = attack.target
     if attack.calculated and state.step == "damage" and target is not None and target in state.flipped:
-        flip_window_closed(state, target)      # BATTLE-12: its Flip effect was for this Damage Step
+        flip_window_closed(state, ev, target)      # BATTLE-12: its Flip effect was for this Damage Step
     state.attack = None
 
 
