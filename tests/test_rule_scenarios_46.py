@@ -16,6 +16,13 @@ Let through though illegal, or refused saying the wrong thing, now right:
   the English word "pendulum" or "inherent" left in the Japanese, Korean and Chinese sentences).
   Now "a Pendulum Summon needs an open game state in your own Main Phase" (and "an inherent
   Special Summon" for SPS-07), each its own sentence, translated whole.
+* SPS-05, XYZ-01, SPELL-02, EFF-02, PEND-02: the same sentence builder elsewhere: "a xyz Summon
+  places the monster face-up" (an Xyz Summon Set), "a Xyz Summon is made in your own Main Phase"
+  (in the Battle Phase), "a equip Spell is activated" (Axe of Despair in the Battle Phase), "an
+  pendulum effect is activated" (Stargazer Magician's Pendulum Effect in the Battle Phase), "an
+  ignition effect"; every translation kept the English word ("xyz召喚", "equip魔法"). Now each
+  names the summon, Spell or effect with its article and capitals ("an Xyz Summon", "an Equip
+  Spell", "a Pendulum Effect"), a phrase translated whole.
 * PEND-03, PRIO-06: player 0's Pendulum Summon, recorded with no player, in player 1's turn (player
   0's Scales set) was refused saying a Pendulum Summon needs a card in both Pendulum Zones (player
   1's, taken as the summoner's). A procedure summons from its summoner's own hand or Extra Deck:
@@ -37,10 +44,10 @@ from test_rule_scenarios_27 import ev
 from test_rule_scenarios_29 import MAN_EATER, TO_DAMAGE_STEP
 from test_rule_scenarios_39 import card
 from test_rule_scenarios_45 import FLIP_EFFECT, FLIPPED
-from test_rules_battle import calc, step, to_gy
+from test_rules_battle import calc, mon, step, to_gy
 from test_rules_card_text import TEXT
 
-from duel import CELTIC, STARGAZER, TIMEGAZER, fold, position, refused_with
+from duel import AXE, CELTIC, UTOPIA, STARGAZER, TIMEGAZER, fold, position, refused_with
 from ygoreplay import i18n
 from ygoreplay.events import from_dict
 from ygoreplay.rules import RuleViolation, apply
@@ -81,14 +88,52 @@ def test_pend_03_a_pendulum_summon_in_the_battle_phase_refused_in_plain_words() 
     Special Summon", and each translation kept the English "pendulum". In Main Phase 1: legal."""
     v = refused_with([pendulum_board(0, "battle"), PEND_SUMMON], "PEND-03",
                      "a Pendulum Summon needs an open game state in your own Main Phase: it is the Battle Phase")
-    said = {}
-    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
-        with i18n.using(language):
-            said[language] = i18n.said(v.message)
+    said = said_in_every_language(v.message)
     assert all("pendulum" not in text.lower() and "Special Summon" not in text for text in said.values()), said
     assert "ペンデュラム召喚" in said["ja"] and "펜듈럼 소환" in said["ko"]
     assert "灵摆召唤" in said["zh-Hans"] and "靈擺召喚" in said["zh-Hant"]
     assert fold(pendulum_board(0), PEND_SUMMON).cards["celtic"].zone == "mzone"
+
+
+def said_in_every_language(message: str) -> dict[str, str]:
+    """``message`` as a reader of each translated language reads it."""
+    said = {}
+    for language in ("ja", "ko", "zh-Hans", "zh-Hant"):
+        with i18n.using(language):
+            said[language] = i18n.said(message)
+    return said
+
+
+IN_BATTLE = {"phase": "battle", "step": "battle"}
+XYZ_BOARD = {"mzone": [mon("a", CELTIC), mon("b", CELTIC)], "extra": [card("u", UTOPIA)]}
+
+
+@pytest.mark.parametrize("events, rule, says, word", [
+    pytest.param([position(XYZ_BOARD), ev("special_summoned", player=0, card="u", zone=2, method="xyz", position="set",
+                                          materials=["a", "b"])],
+                 "SPS-05", "an Xyz Summon places the monster face-up", "xyz", id="sps-05-xyz-set"),
+    pytest.param([position(XYZ_BOARD, **IN_BATTLE), ev("special_summoned", player=0, card="u", zone=2, method="xyz",
+                                                       position="attack", materials=["a", "b"])],
+                 "XYZ-01", "an Xyz Summon is made in your own Main Phase", "xyz", id="xyz-01-battle-phase"),
+    pytest.param([position({"hand": [card("axe", AXE)], "mzone": [mon("c", CELTIC)]}, **IN_BATTLE),
+                  ev("activated", player=0, card="axe", zone=1, targets=["c"])],
+                 "SPELL-02", "an Equip Spell is activated in your own Main Phase", "equip", id="spell-02-equip"),
+    pytest.param([position({"mzone": [mon("c", CELTIC)]}, **IN_BATTLE),
+                  ev("activated", player=0, card="c", effect_type="ignition")],
+                 "EFF-02", "an Ignition Effect is activated in your own Main Phase", "ignition", id="eff-02-ignition"),
+    pytest.param([position({"szone": [card("sg", STARGAZER)]}, **IN_BATTLE),
+                  ev("activated", player=0, card="sg", effect_type="pendulum")],
+                 "PEND-02", "a Pendulum Effect is activated in your own Main Phase", "pendulum", id="pend-02-effect"),
+])
+def test_sps_05_xyz_01_spell_02_eff_02_pend_02_refusals_name_what_was_played_in_plain_words_refused(
+        events: list, rule: str, says: str, word: str) -> None:
+    """SPS-05, XYZ-01, SPELL-02, EFF-02, PEND-02: each refused as before, now saying "an Xyz
+    Summon", "an Equip Spell", "an Ignition Effect", "a Pendulum Effect" (before: "a xyz Summon",
+    "a Xyz Summon", "a equip Spell", "an ignition effect", "an pendulum effect"), and no
+    translation keeps the English word."""
+    v = refused_with(events, rule, says)
+    said = said_in_every_language(v.message)
+    assert all(word not in text.lower() for text in said.values()), said
 
 
 def test_pend_03_a_pendulum_summon_with_no_player_in_the_opponents_turn_refused_as_not_their_turn() -> None:

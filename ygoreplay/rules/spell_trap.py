@@ -167,8 +167,8 @@ def check_card_activation(state: DuelState, ev: Activated, card: Card, player: i
         return 2
     why = open_game_state(state, player)
     if why and not state.chain:
-        fail(state, ev, "SPELL-02", say("a {spell_subtype} Spell is activated in your own Main Phase with an open "
-                                        "game state: {why}", spell_subtype=subtype, why=why))
+        fail(state, ev, "SPELL-02", say("{spell} is activated in your own Main Phase with an open game state: {why}",
+                                        spell=_SPELL_PHRASES.get(subtype or "normal", subtype), why=why))
     if from_hand and subtype == "field" and not ev.field_zone:
         fail(state, ev, "ZONE-10", say("{name} is a Field Spell and is activated in the Field Zone", name=card.name))
     if subtype == "equip":
@@ -233,6 +233,9 @@ def place_activated_card(state: DuelState, ev: Activated, card: Card, player: in
 
 
 #: The effect types ``effect_timing_problem`` judges; the others (trigger, quick, flip) have no timing of theirs to check.
+#: Each Spell a sentence names, article and capitals right (a value translated whole).
+_SPELL_PHRASES = {"normal": N_("a Normal Spell"), "continuous": N_("a Continuous Spell"),
+                  "equip": N_("an Equip Spell"), "field": N_("a Field Spell"), "ritual": N_("a Ritual Spell")}
 TIMED_EFFECTS = frozenset(("ignition", "pendulum", "continuous"))
 
 
@@ -242,8 +245,9 @@ def effect_timing_problem(state: DuelState, card: Card, player: int, effect_type
         why = open_game_state(state, player)
         if why:
             return ("EFF-02" if effect_type == "ignition" else "PEND-02",
-                    say("an {effect_type} effect is activated in your own Main Phase with an open game state: {why}",
-                        effect_type=effect_type, why=why))
+                    say("{effect} is activated in your own Main Phase with an open game state: {why}",
+                        effect=N_("an Ignition Effect") if effect_type == "ignition" else N_("a Pendulum Effect"),
+                        why=why))
     if effect_type == "pendulum" and not (in_pendulum_zone(state, card) and card.face_up):
         return "PEND-02", say("{name}'s Pendulum Effect is used only while it is in a Pendulum Zone", name=card.name)
     if effect_type == "continuous" and not (card.zone in (SZONE, FZONE) and card.face_up):

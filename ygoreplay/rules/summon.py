@@ -301,6 +301,10 @@ def check_flip(state: DuelState, ev: Event, card: Card, player: int) -> None:
 #: The procedures that summon from the Extra Deck: the card kind each needs and the rule that says so.
 _EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("is_synchro", "Synchro", "SYN-01"),
                      "xyz": ("is_xyz", "Xyz", "XYZ-01"), "link": ("is_link", "Link", "LINK-01")}
+#: Each summon by procedure as a sentence names it, article and capitals right (a value translated whole).
+SUMMON_PHRASES = {"inherent": N_("an inherent Special Summon"), "ritual": N_("a Ritual Summon"),
+                  "fusion": N_("a Fusion Summon"), "synchro": N_("a Synchro Summon"), "xyz": N_("an Xyz Summon"),
+                  "pendulum": N_("a Pendulum Summon"), "link": N_("a Link Summon")}
 _SPSUMMON = int(CardType.SPSUMMON)
 _EFFECT = int(CardType.EFFECT)
 _NONE_FREED: frozenset[str] = frozenset()
@@ -420,9 +424,9 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
         why = open_game_state(state, player)
         if why:
             rule = _EXTRA_PROCEDURES[method][2]
-            fail(state, ev, rule, say("a {capitalize} Summon is made in your own Main Phase with an open game "
-                                      "state, unless a resolving effect makes it (name it as the cause): {why}",
-                                      capitalize=method.capitalize(), why=why))
+            fail(state, ev, rule, say("{summon} is made in your own Main Phase with an open game state, unless a "
+                                      "resolving effect makes it (name it as the cause): {why}",
+                                      summon=SUMMON_PHRASES[method], why=why))
     continuing = _continues_summon(state, ev, method)
     if method == "pendulum":
         _check_pendulum(state, ev, card, player, continuing)
@@ -431,8 +435,8 @@ def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
     check_monster_zone(state, ev, to_player, card, ev.zone,
                        frozenset([m.id for m in listed if m.zone == MZONE]) if listed else _NONE_FREED, SPS_03)
     if ev.position not in (ATTACK, DEFENSE) and method != "effect":
-        fail(state, ev, "SPS-05", say("a {method} Summon places the monster face-up; only an effect can Special "
-                                      "Summon it face-down", method=method))
+        fail(state, ev, "SPS-05", say("{summon} places the monster face-up; only an effect can Special Summon it "
+                                      "face-down", summon=SUMMON_PHRASES[method]))
     if card.facts.is_link and ev.position != ATTACK:
         fail(state, ev, "LINK-05", say("{name} is a Link monster and is always in Attack Position", name=card.name))
     check = _MATERIAL_CHECKS.get(method)
