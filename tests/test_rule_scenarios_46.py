@@ -12,15 +12,15 @@ Let through though illegal, or refused saying the wrong thing, now right:
   Step: BATTLE-09). Now refused EFF-05 where that Damage Step ends. Activated and resolved in it:
   legal as before.
 * PEND-03: a Pendulum Summon in the Battle Phase was refused saying "an pendulum Special Summon
-  needs an open game state" (the sentence built from the method's name; translated the same way,
-  the English word "pendulum" or "inherent" left in the Japanese, Korean and Chinese sentences).
-  Now "a Pendulum Summon needs an open game state in your own Main Phase" (and "an inherent
-  Special Summon" for SPS-07), each its own sentence, translated whole.
+  needs an open game state" (the sentence built from the method's name; translated "Pendulum
+  Special Summon", not "Pendulum Summon"). Now "a Pendulum Summon needs an open game state in your
+  own Main Phase" (and "an inherent Special Summon" for SPS-07), each its own sentence.
 * SPS-05, XYZ-01, SPELL-02, EFF-02, PEND-02: the same sentence builder elsewhere: "a xyz Summon
   places the monster face-up" (an Xyz Summon Set), "a Xyz Summon is made in your own Main Phase"
   (in the Battle Phase), "a equip Spell is activated" (Axe of Despair in the Battle Phase), "an
   pendulum effect is activated" (Stargazer Magician's Pendulum Effect in the Battle Phase), "an
-  ignition effect"; every translation kept the English word ("xyz召喚", "equip魔法"). Now each
+  ignition effect"; the translations kept the English sub-types the catalogue lacks ("equip魔法",
+  "field", "normal"). Now each
   names the summon, Spell or effect with its article and capitals ("an Xyz Summon", "an Equip
   Spell", "a Pendulum Effect"), a phrase translated whole.
 * PEND-03, PRIO-06: player 0's Pendulum Summon, recorded with no player, in player 1's turn (player
@@ -85,7 +85,7 @@ PEND_SUMMON = ev("special_summoned", player=0, card="celtic", zone=0, method="pe
 def test_pend_03_a_pendulum_summon_in_the_battle_phase_refused_in_plain_words() -> None:
     """PEND-03, PRIO-06: player 0 Pendulum Summons Celtic Guardian in their Battle Phase: refused,
     "a Pendulum Summon needs an open game state in your own Main Phase". Before: "an pendulum
-    Special Summon", and each translation kept the English "pendulum". In Main Phase 1: legal."""
+    Special Summon". In Main Phase 1: legal."""
     v = refused_with([pendulum_board(0, "battle"), PEND_SUMMON], "PEND-03",
                      "a Pendulum Summon needs an open game state in your own Main Phase: it is the Battle Phase")
     said = said_in_every_language(v.message)
@@ -130,7 +130,7 @@ def test_sps_05_xyz_01_spell_02_eff_02_pend_02_refusals_name_what_was_played_in_
     """SPS-05, XYZ-01, SPELL-02, EFF-02, PEND-02: each refused as before, now saying "an Xyz
     Summon", "an Equip Spell", "an Ignition Effect", "a Pendulum Effect" (before: "a xyz Summon",
     "a Xyz Summon", "a equip Spell", "an ignition effect", "an pendulum effect"), and no
-    translation keeps the English word."""
+    translation keeps the English word (before: "equip魔法")."""
     v = refused_with(events, rule, says)
     said = said_in_every_language(v.message)
     assert all(word not in text.lower() for text in said.values()), said
