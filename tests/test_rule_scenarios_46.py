@@ -22,19 +22,39 @@ Let through though illegal, or refused saying the wrong thing, now right:
   ignition effect"; the translations kept the English sub-types the catalogue lacks ("equip魔法",
   "field", "normal"). Now each
   names the summon, Spell or effect with its article and capitals ("an Xyz Summon", "an Equip
-  Spell", "a Pendulum Effect"), a phrase translated whole.
-* PEND-03, PRIO-06: player 0's Pendulum Summon, recorded with no player, in player 1's turn (player
-  0's Scales set) was refused saying a Pendulum Summon needs a card in both Pendulum Zones (player
-  1's, taken as the summoner's). A procedure summons from its summoner's own hand or Extra Deck:
-  the summoner is the card's controller, and the reason is that it is not their turn. Now said so.
+  Spell", "a Pendulum Effect"), a phrase translated whole. The same for "is not a Xyz monster",
+  "a Xyz Summon brings it from the Extra Deck", "a Xyz Summon takes the monster from the
+  summoner's own" (a Synchro monster, one in the GY, the opponent's, Xyz Summoned).
+* PEND-03: a Pendulum Summon of player 0's card, recorded with no player, in player 1's turn
+  (player 0's Scales set) was refused saying a Pendulum Summon needs a card in both Pendulum Zones:
+  the event is the turn player's (player 1's, as every event with no player: base.py, and
+  ``test_scenarios_battle``'s ruling that a procedure summons the summoner's own monster), whose
+  zones are empty, but the reason is that the card is not theirs. Now said so (the card's
+  ownership is judged before the Scales). Recorded as player 0's: "it is not their turn"
+  (PEND-03 through PRIO-06's open game state), as before.
 * BATTLE-12: a card the view renames (it went where it can no longer be followed) kept its flips
   and used Flip effects under the new id but not the Flip effect its attack's Damage Step passed:
   Man-Eater Bug, flipped by an attack, its effect not activated in that Damage Step, renamed, then
   activating it was accepted. Now refused BATTLE-12, as under its old id.
 
 Probed and found right, each as a recorded event sequence (kept out of the suite: they pass on
-main; legal accepted, illegal refused with the ID): see the list at the end of this docstring,
-filled in as the pass goes.
+main; legal accepted, illegal refused with the ID): BATTLE-02 a direct attack while the opponent
+controls a face-down monster, one in the Main Phase or the End Step (refused), one into an empty
+field (legal); POS-03 an attack from Defense Position (refused); POS-07/08/09 a second manual
+change, one of the opponent's monster, one after attacking, one to face-down (refused); SUM-11 a
+monster Set this turn turned face-up (refused); TURN-06, TURN-04, SUM-01 a Set monster in the Battle
+Phase, a Spell Set or a Normal Summon in the End Phase, a Normal Summon in the opponent's turn
+(refused); SUM-04, SUM-06 two Tributes for a Level 6, the opponent's monster or Token Tributed
+(refused); NIS-04 a Battle Phase on turn 1, the first player 0 or 1 (refused); TURN-07 Main Phase 2
+after the End Phase (refused); HAND-01 a discard from 6 cards, of a card not in the hand, by the
+opponent (refused); SPELL-11 a new Field Spell activated or Set over one's own (legal, the old one
+sent by the fold), beside the opponent's (legal), the old one recorded destroyed (refused); RIT-02
+the Ritual monster its own Tribute, the Ritual Spell a Tribute, a second Ritual Summon by one
+Spell (refused), in Defense Position (legal); SPS-05 a Ritual or Fusion Summon face-down
+(refused); FUS-02 Polymerization its own material (refused); FUS-01 a Fusion Summon after its
+chain ended (refused); SPELL-02 a Ritual Spell in the opponent's turn (refused); POS-06 an Equip
+Spell on a face-down monster (refused). The 100 real EDOPro duels fold with no violation, with and
+without the effect facts of ProjectIgnis' CardScripts: none before, none after.
 """
 from __future__ import annotations
 
@@ -47,7 +67,7 @@ from test_rule_scenarios_45 import FLIP_EFFECT, FLIPPED
 from test_rules_battle import calc, mon, step, to_gy
 from test_rules_card_text import TEXT
 
-from duel import AXE, CELTIC, UTOPIA, STARGAZER, TIMEGAZER, fold, position, refused_with
+from duel import AXE, CELTIC, STARDUST, STARGAZER, UTOPIA, TIMEGAZER, fold, position, refused_with
 from ygoreplay import i18n
 from ygoreplay.events import from_dict
 from ygoreplay.rules import RuleViolation, apply
@@ -106,12 +126,19 @@ def said_in_every_language(message: str) -> dict[str, str]:
 
 IN_BATTLE = {"phase": "battle", "step": "battle"}
 XYZ_BOARD = {"mzone": [mon("a", CELTIC), mon("b", CELTIC)], "extra": [card("u", UTOPIA)]}
+XYZ_SUMMON = ev("special_summoned", player=0, card="u", zone=2, method="xyz", position="attack", materials=["a", "b"])
 
 
 @pytest.mark.parametrize("events, rule, says, word", [
     pytest.param([position(XYZ_BOARD), ev("special_summoned", player=0, card="u", zone=2, method="xyz", position="set",
                                           materials=["a", "b"])],
                  "SPS-05", "an Xyz Summon places the monster face-up", "xyz", id="sps-05-xyz-set"),
+    pytest.param([position({**XYZ_BOARD, "extra": [card("u", STARDUST)]}), XYZ_SUMMON], "XYZ-01",
+                 "Stardust Dragon is not an Xyz monster, so it cannot be Xyz Summoned", "xyz", id="xyz-01-not-xyz"),
+    pytest.param([position({**XYZ_BOARD, "extra": [], "gy": [card("u", UTOPIA)]}), XYZ_SUMMON], "XYZ-01",
+                 "an Xyz Summon brings it from the Extra Deck", "xyz", id="xyz-01-from-the-gy"),
+    pytest.param([position({**XYZ_BOARD, "extra": []}, {"extra": [card("u", UTOPIA)]}), XYZ_SUMMON], "XYZ-01",
+                 "an Xyz Summon takes the monster from the summoner's own extra", "xyz", id="xyz-01-opponents"),
     pytest.param([position(XYZ_BOARD, **IN_BATTLE), ev("special_summoned", player=0, card="u", zone=2, method="xyz",
                                                        position="attack", materials=["a", "b"])],
                  "XYZ-01", "an Xyz Summon is made in your own Main Phase", "xyz", id="xyz-01-battle-phase"),
@@ -136,13 +163,17 @@ def test_sps_05_xyz_01_spell_02_eff_02_pend_02_refusals_name_what_was_played_in_
     assert all(word not in text.lower() for text in said.values()), said
 
 
-def test_pend_03_a_pendulum_summon_with_no_player_in_the_opponents_turn_refused_as_not_their_turn() -> None:
-    """PEND-03, PRIO-06: player 0's Pendulum Summon of Celtic Guardian from their own hand, recorded
-    with no player, in player 1's turn: refused, it is not their turn. Before: refused saying both
-    Pendulum Zones need a card (player 1's were read, player 1 taken as the summoner), though
-    player 0's Scales are set. In player 0's turn with no player: legal."""
+def test_pend_03_a_pendulum_summon_of_the_other_players_card_refused_as_not_their_own() -> None:
+    """PEND-03: in player 1's turn, a Pendulum Summon recorded with no player (the turn player's, as
+    every event with no player) of player 0's Celtic Guardian, from player 0's hand: refused, the
+    card is not the summoner's own. Before: refused saying a Pendulum Summon needs a card in both
+    Pendulum Zones (player 1's were read), though the Scales the card was summoned between, player
+    0's, are set. Recorded as player 0's: refused, it is not their turn (as before). In player 0's
+    turn with no player: legal."""
     no_player = {k: v for k, v in PEND_SUMMON.items() if k != "player"}
-    refused_with([pendulum_board(1), no_player], "PEND-03", "it is not their turn")
+    refused_with([pendulum_board(1), no_player], "PEND-03",
+                 "is in player 0's hand: a Pendulum Summon takes the monster from the summoner's own hand")
+    refused_with([pendulum_board(1), PEND_SUMMON], "PEND-03", "it is not their turn")
     assert fold(pendulum_board(0), no_player).cards["celtic"].zone == "mzone"
 
 

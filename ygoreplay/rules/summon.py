@@ -305,6 +305,9 @@ _EXTRA_PROCEDURES = {"fusion": ("is_fusion", "Fusion", "FUS-02"), "synchro": ("i
 SUMMON_PHRASES = {"inherent": N_("an inherent Special Summon"), "ritual": N_("a Ritual Summon"),
                   "fusion": N_("a Fusion Summon"), "synchro": N_("a Synchro Summon"), "xyz": N_("an Xyz Summon"),
                   "pendulum": N_("a Pendulum Summon"), "link": N_("a Link Summon")}
+#: The monster each procedure from the Extra Deck summons, as a sentence names it.
+_MONSTER_PHRASES = {"fusion": N_("a Fusion monster"), "synchro": N_("a Synchro monster"), "xyz": N_("an Xyz monster"),
+                    "link": N_("a Link monster")}
 _SPSUMMON = int(CardType.SPSUMMON)
 _EFFECT = int(CardType.EFFECT)
 _NONE_FREED: frozenset[str] = frozenset()
@@ -390,14 +393,9 @@ def _moved_materials(state: DuelState, listed: Sequence[str]) -> list[Material]:
 
 @handles("special_summoned")
 def special_summoned(state: DuelState, ev: SpecialSummoned) -> None:
+    player = state.turn_player if ev.player is None else ev.player
     card = state.cards.get(ev.card) or get_card(state, ev, ev.card)
     method = ev.method
-    if ev.player is not None:
-        player = ev.player
-    elif method != "effect" and card.zone in (HAND, EXTRA):
-        player = card.controller       # PEND-03, SPS-07: a procedure summons from its summoner's own hand or Extra Deck
-    else:
-        player = state.turn_player
     # What cannot be applied at all is refused first, so a cited refusal records no override.
     if card.zone == MZONE:
         impossible(state, ev, "LOG-02", say("{name} ({id}) is already on the field", name=card.name, id=card.id))
@@ -553,11 +551,11 @@ def _check_source(state: DuelState, ev: SpecialSummoned, card: Card, player: int
     if method in _EXTRA_PROCEDURES:
         kind, label, rule = _EXTRA_PROCEDURES[method]
         if not getattr(facts, kind):
-            fail(state, ev, rule, say("{name} is not a {label} monster, so it cannot be {label} Summoned",
-                                      name=card.name, label=label))
+            fail(state, ev, rule, say("{name} is not {monster}, so it cannot be {label} Summoned",
+                                      name=card.name, monster=_MONSTER_PHRASES[method], label=label))
         elif card.zone != EXTRA:
-            fail(state, ev, rule, say("{name} is in the {zone}: a {label} Summon brings it from the Extra Deck",
-                                      name=card.name, zone=card.zone, label=label))
+            fail(state, ev, rule, say("{name} is in the {zone}: {summon} brings it from the Extra Deck",
+                                      name=card.name, zone=card.zone, summon=SUMMON_PHRASES[method]))
         elif card.position == FACEUP:
             fail(state, ev, "PEND-06", say("{name} is face-up in the Extra Deck: it returns only by Pendulum "
                                            "Summon, not by {label} Summon", name=card.name, label=label))
@@ -583,6 +581,10 @@ def _check_pendulum(state: DuelState, ev: SpecialSummoned, card: Card, player: i
         rule = "PEND-03" if ev.together is False and state.pendulum_summon_open else "SPS-02"
         fail(state, ev, rule, say("player {player} has already Pendulum Summoned this turn (once per turn; the "
                                   "monsters of one Pendulum Summon are 'together')", player=player))
+    if card.controller != player and card.zone in (HAND, EXTRA):
+        # PEND-03: another player's card, whatever the summoner's own Pendulum Zones hold
+        _check_own(state, ev, card, player, "PEND-03", "Pendulum")
+        return
     scale_cards = scales(state, player)
     if len(scale_cards) < 2:
         left, right = pendulum_zones(state)
@@ -644,9 +646,9 @@ def _check_own(state: DuelState, ev: SpecialSummoned, card: Card, player: int, r
     from the summoner's own hand or Extra Deck (an effect that summons the opponent's cards is
     method ``effect``)."""
     if card.controller != player:
-        fail(state, ev, rule, say("{name} is in player {owner}'s {zone}: a {label} Summon takes the monster from the "
+        fail(state, ev, rule, say("{name} is in player {owner}'s {zone}: {summon} takes the monster from the "
                                   "summoner's own {zone}", name=card.name, owner=card.controller, zone=card.zone,
-                                  label=label))
+                                  summon=SUMMON_PHRASES[label.lower()]))
 
 
 # -- materials of each procedure --------------------------------------------------------------------
