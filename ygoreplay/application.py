@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
 from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, VISIBILITIES, WRITERS, Access, Seating,
-                     closed_by_match, digest, linkable_into, may_call, may_write, new_token, off_side, opening_claim,
+                     closed_by_match, digest, linkable_into, within, may_call, may_write, new_token, off_side, opening_claim,
                      view_of)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
@@ -195,6 +195,8 @@ class Visibility:
     was: str
     access: Access
     spectator: str | None = None
+    #: its what-if branches (and theirs) narrowed with it (``Records._branches_within``)
+    narrowed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"id": self.id, "visibility": self.access.visibility, "was": self.was,
@@ -347,12 +349,17 @@ class Records:
         gives a private duel none). Written as a new version of its access record, the earlier
         ones kept. A duel of a match is never narrower than its match (``linkable_into``: the
         match shows its duels to whoever may watch it): that is refused, naming the match, and
-        nothing is written."""
+        nothing is written. A judge's what-if branch is never wider than the duel it branched from
+        (``access.within``: its first events are its parent's, and so is the board it plays on):
+        widening one past its parent is refused, naming the parent; narrowing a duel narrows its
+        branches, and theirs, with it (``_branches_within``): a duel made private was read
+        whole up to where each branch left, by anyone, through the branch still public."""
         if visibility not in VISIBILITIES:
             raise InputError(say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)))
         if self.store.kind_of(duel_id) != "duel":
             raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
                                  "created)", id=duel_id))
+        parent = self.store.info(duel_id).parent
         made: list = []                 # (was, token issued): of the version the change was made of
 
         def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
@@ -366,6 +373,12 @@ class Records:
                     raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
                                             "is never narrower than its match; nothing was written",
                                             duel=duel_id, match=match, visibility=wide))
+            # the parent read again with each version too: its narrowing narrows this (a conflict)
+            bound = self.access(parent).visibility if parent else None
+            if bound is not None and not within(visibility, bound):
+                raise ConflictError(say("duel {duel} is a what-if branch of duel {parent}, which is {visibility}: a "
+                                        "branch is never wider than the duel it branched from; nothing was "
+                                        "written", duel=duel_id, parent=parent, visibility=bound))
             access = Access.from_dict(stored or {"visibility": "private"})
             was, token = access.visibility, None
             access.visibility = visibility
@@ -377,7 +390,47 @@ class Records:
             made[:] = [was, token]
             return access.to_dict()
         access = Access.from_dict(self.store.attach(duel_id, "access", changed))
-        return Visibility(duel_id, made[0], access, made[1])
+        narrowed = (self._branches_within(duel_id, access)      # not widened: its branches too
+                    if visibility != "public" and within(visibility, made[0]) else [])
+        return Visibility(duel_id, made[0], access, made[1], narrowed)
+
+    def _branches_within(self, duel_id: str, bound: Access, only: str | None = None) -> list[str]:
+        """Every what-if branch of ``duel_id`` (or its branch ``only``), and theirs, made no wider
+        than ``bound``, its access as written: a branch inherits its parent's access when it is
+        made (``branch``) and plays the parent's first events, so a parent narrowed afterwards
+        (``set_visibility``) left them readable through its branches, by anyone on a public one,
+        by the dropped spectator token on an unlisted one. A branch already within it is left as
+        it is (a version written only when one is narrowed). Returns the branches narrowed."""
+        children: dict[str, list[str]] = {}
+        if only is None:
+            for info in self.store.duels():
+                if info.parent:
+                    children.setdefault(info.parent, []).append(info.id)
+        stack = [(child, bound) for child in ([only] if only is not None else children.get(duel_id, ()))]
+        seen: set[str] = set()
+        narrowed_ids: list[str] = []
+        while stack:
+            child, limit = stack.pop()
+            if child in seen:
+                continue
+            seen.add(child)
+
+            def narrowed(stored: dict | None, limit: Access = limit) -> dict:
+                access = Access.from_dict(stored or {"visibility": "private"})
+                if within(access.visibility, limit.visibility):    # narrowed meanwhile: kept so
+                    return access.to_dict()
+                access.visibility = limit.visibility
+                if limit.visibility == "private":
+                    access.tokens.pop("spectator", None)
+                elif "spectator" not in access.tokens and "spectator" in limit.tokens:
+                    access.tokens["spectator"] = limit.tokens["spectator"]   # its parent's, as it inherits
+                return access.to_dict()
+            held = self.access(child)
+            if not within(held.visibility, limit.visibility):
+                held = Access.from_dict(self.store.attach(child, "access", narrowed))
+                narrowed_ids.append(child)
+            stack.extend((grandchild, held) for grandchild in children.get(child, ()))
+        return narrowed_ids
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
@@ -723,6 +776,9 @@ class Records:
                 raise
             # a claim no branch of this duel answers for (rewritten in the database) is no one's
             child = self.store.branch(duel_id, at + 1, title, attachments)
+        # the parent's access read again once the branch stands: narrowed meanwhile (its change
+        # listed its branches before this one was written), the branch is narrowed with it
+        self._branches_within(duel_id, self.access(duel_id), only=child)
         self._receipt(child, at + 1)
         return child
 

@@ -1,0 +1,106 @@
+"""Attack 25bk on the twenty-third pass's merges: the visibility command (``Records.set_visibility``,
+``POST /duels/{id}/visibility``, ``ygoreplay visibility``, ``record``/``import --visibility``) and
+the doors around it.
+
+Found (fixed):
+
+* HIGH. A judge's what-if branch inherits its parent's access when it is made (``Records.branch``:
+  "a branch must not show more of [its parent's events] than its parent does") and its first
+  events are the parent's, up to where it left, the board it plays on too. The visibility command
+  changed the one duel it named: a public (or unlisted) duel made private left each of its branches
+  public, so anyone with a branch's id read the private duel's events up to where the branch left
+  (its ``/events``, ``/state``, ``/frames``, ``/replay.ygr``, ...), and its dropped spectator token
+  still opened an unlisted one's. And a branch could be made wider than its parent by the same
+  command, naming the branch. Way in: the organiser narrows a duel a judge branched (every door of
+  the command), or widens a branch. Fixed in ``Records.set_visibility``, the one place every door
+  of the command calls: narrowing a duel narrows its branches (and theirs) with it, widening a
+  branch past its parent is refused (409 / exit 1, naming the parent, nothing written); a branch
+  made while its parent is narrowed is narrowed once it stands (``Records.branch`` reads the
+  parent's access again).
+"""
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from test_release import ADMIN, DAMAGE, ORGANISER, auth, events_of
+from ygoreplay.access import digest
+from ygoreplay.application import Records
+from ygoreplay.service import create_app
+from ygoreplay.store import Store
+
+READS = ("/duels/{id}/events", "/duels/{id}/state", "/duels/{id}/frames", "/duels/{id}/replay.ygr")
+
+
+def _duel_and_branch(client: TestClient, visibility: str) -> tuple[dict, str]:
+    """A duel of ``visibility`` with six events, and a judge's branch of it after event #4."""
+    r = client.post("/duels", json={"title": "feature table", "visibility": visibility}, headers=ORGANISER)
+    assert r.status_code == 201, r.text
+    duel = r.json()
+    r = client.post(f"/duels/{duel['id']}/events", json=events_of(DAMAGE)[:6],
+                    headers=auth(duel["tokens"]["recorder"]))
+    assert r.status_code == 200, r.text
+    r = client.post(f"/duels/{duel['id']}/branch", json={"at": 4}, headers=auth(duel["tokens"]["judge"]))
+    assert r.status_code in (200, 201), r.text
+    return duel, r.json()["id"]
+
+
+@pytest.mark.parametrize("visibility", ["public", "unlisted"])
+def test_a_duel_made_private_is_not_read_through_its_branch(tmp_path, visibility):
+    """HIGH. The organiser makes a public (unlisted) duel private; a judge had branched it. Its
+    branch was left as it was made: anyone (the dropped spectator token) read the private duel's
+    first events, and its board, through the branch."""
+    with Store(str(tmp_path / "d.sqlite"), concurrent=True) as store, \
+            TestClient(create_app(store, digest(ADMIN))) as client:
+        duel, branch = _duel_and_branch(client, visibility)
+        spectator = duel["tokens"].get("spectator")
+        reader = auth(spectator) if spectator else {}
+        assert client.get(f"/duels/{branch}/events", headers=reader).status_code == 200   # as its parent
+        r = client.post(f"/duels/{duel['id']}/visibility", json={"visibility": "private"}, headers=ORGANISER)
+        assert r.status_code == 200, r.text
+        for path in READS:
+            for headers in ({}, reader):
+                assert client.get(path.format(id=duel["id"]), headers=headers).status_code == 404
+                got = client.get(path.format(id=branch), headers=headers)
+                assert got.status_code == 404, (path, got.status_code, got.text[:200])
+        assert Records(store).access(branch).visibility == "private"
+        assert "spectator" not in Records(store).access(branch).tokens
+        # the table's own tokens, which the branch inherited, still open it (the judge's what-if)
+        assert client.get(f"/duels/{branch}/events", headers=auth(duel["tokens"]["judge"])).status_code == 200
+
+
+def test_a_public_duel_made_unlisted_narrows_its_branch_and_its_branchs_branch(tmp_path):
+    """A branch of a branch is narrowed with the duel both came from, and keeps the spectator
+    token that opens its parent (it inherited it)."""
+    with Store(str(tmp_path / "d.sqlite"), concurrent=True) as store:
+        records = Records(store)
+        with TestClient(create_app(store, digest(ADMIN))) as client:
+            duel, branch = _duel_and_branch(client, "public")
+            r = client.post(f"/duels/{branch}/branch", json={"at": 2}, headers=auth(duel["tokens"]["judge"]))
+            assert r.status_code in (200, 201), r.text
+            grandchild = r.json()["id"]
+        done = records.set_visibility(duel["id"], "unlisted")
+        for child in (branch, grandchild):
+            access = records.access(child)
+            assert access.visibility == "unlisted", child
+            assert access.tokens.get("spectator") == done.access.tokens.get("spectator")
+
+
+def test_a_branch_is_never_made_wider_than_its_parent(tmp_path):
+    """HIGH. ``ygoreplay visibility BRANCH public`` (or the service's route) on a branch of a
+    private duel made the private duel's first events anyone's. Refused, naming the parent; nothing
+    written."""
+    with Store(str(tmp_path / "d.sqlite"), concurrent=True) as store:
+        records = Records(store)
+        with TestClient(create_app(store, digest(ADMIN))) as client:
+            duel, branch = _duel_and_branch(client, "private")
+            r = client.post(f"/duels/{branch}/visibility", json={"visibility": "public"}, headers=ORGANISER)
+            assert r.status_code == 409, r.text
+            assert duel["id"] in r.json()["error"]
+            assert client.get(f"/duels/{branch}/events").status_code == 404
+        from ygoreplay.errors import ConflictError
+        with pytest.raises(ConflictError):
+            records.set_visibility(branch, "unlisted")
+        assert records.access(branch).visibility == "private"
+        records.set_visibility(duel["id"], "unlisted")          # widened with its parent: allowed
+        assert records.set_visibility(branch, "unlisted").access.visibility == "unlisted"
