@@ -17,6 +17,15 @@ Found (fixed):
   branch past its parent is refused (409 / exit 1, naming the parent, nothing written); a branch
   made while its parent is narrowed is narrowed once it stands (``Records.branch`` reads the
   parent's access again).
+* MEDIUM. ``record --once`` skipped a file as recorded before on the store's claim row (unsigned)
+  when the duel it named had as many events of the same kinds as the file (or fewer: "a record
+  keeps the legal prefix"), their content never compared. Way in: whoever may write the store's
+  database (no key) points the claim of a file about to be recorded at any signed duel whose
+  events are of those kinds (a one-event duel does: ``duel_started``), or at a genuine recording of
+  the file's first moves: ``record --once`` says "already stored as ...: skipped" and the duel is
+  never recorded (nothing recorded is lost). Fixed in ``Records._recorded_as``, the one check of
+  every repeat: each kept event whole, as a record stores it, and a shorter duel only where the
+  rules refuse the file's next event (where a record of it stops).
 """
 from __future__ import annotations
 
@@ -104,3 +113,69 @@ def test_a_branch_is_never_made_wider_than_its_parent(tmp_path):
         assert records.access(branch).visibility == "private"
         records.set_visibility(duel["id"], "unlisted")          # widened with its parent: allowed
         assert records.set_visibility(branch, "unlisted").access.visibility == "unlisted"
+
+
+# -- medium: record --once skipped on a claim row rewritten to name another duel --------------------------
+
+def _claimed(path, events, stream: str) -> None:
+    """What whoever may write the database does (no key): the claim row of a file's recording
+    (``record --once``) written to name ``stream``."""
+    import sqlite3
+
+    import msgpack
+
+    from ygoreplay.access import release_settings
+    from ygoreplay.application import _digest_of
+    key = _digest_of(events, release_settings(None, None, None), False, "recorder")
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, 0, ?, ?)",
+                   (f"ygoreplay/store/claim/record-{key}", "ygoreplay:claim", msgpack.packb({"stream": stream})))
+
+
+@pytest.mark.parametrize("other", ["same kinds", "its first moves"])
+def test_record_once_records_a_file_whose_claim_names_another_duel(tmp_path, other):
+    """MEDIUM. A signed duel of the same kinds of events as the file (Mallory's), or a genuine
+    recording of its first 40 events, named by the file's claim row: ``record --once`` skipped the
+    file (exit 0, "already stored ... skipped"), the duel never recorded."""
+    import dataclasses
+    import json
+
+    from test_publish_23 import DUEL, run
+    from ygoreplay.cli.common import load_events
+    events, _db = load_events(str(DUEL), ())
+    path = tmp_path / "s.db"
+    start = events[0]
+    if other == "same kinds":
+        decoy = [dataclasses.replace(start, players=("Mallory", "Kaiba")), *events[1:]]
+    else:
+        decoy = events[:40]
+    with Store(str(path), create=True) as store:
+        planted = Records(store).record(decoy, "decoy").id
+    _claimed(path, events, planted)
+    code, out, err = run("record", DUEL, "--once", "--json", "--store", path)
+    assert code == 0, err
+    done = json.loads(out)
+    assert not done["skipped"] and done["id"] != planted, "the file recorded, not skipped"
+    with Store(str(path), readonly=True) as store:
+        assert [r.event for r in store.records(done["id"])] == events
+
+
+def test_the_command_line_narrows_a_duels_branches_and_says_so(tmp_path):
+    """``ygoreplay visibility DUEL private`` (the same command as the service's): its branch made
+    while it was public is made private with it, named on stderr; ``visibility BRANCH public`` is
+    refused naming the duel it branched from, nothing written."""
+    from test_publish_23 import DUEL, run
+    store = tmp_path / "s.db"
+    code, out, err = run("record", DUEL, "--visibility", "public", "--store", store)
+    assert code == 0, err
+    duel = out.strip()
+    code, out, err = run("branch", duel, "--at", "10", "--store", store)
+    assert code == 0, err
+    branch = out.strip().split()[0]
+    code, out, err = run("visibility", duel, "private", "--store", store)
+    assert code == 0, err
+    assert branch in err
+    code, out, err = run("visibility", branch, "public", "--store", store)
+    assert code != 0 and duel in err
+    with Store(str(store), readonly=True) as opened:
+        assert Records(opened).access(branch).visibility == "private"

@@ -200,7 +200,8 @@ class Visibility:
 
     def to_dict(self) -> dict:
         return {"id": self.id, "visibility": self.access.visibility, "was": self.was,
-                **({"tokens": {"spectator": self.spectator}} if self.spectator else {})}
+                **({"tokens": {"spectator": self.spectator}} if self.spectator else {}),
+                **({"branches": self.narrowed} if self.narrowed else {})}
 
 
 class Imports:
@@ -270,14 +271,14 @@ class Records:
         file is not (that duel answered as ``skipped``); ``again``, another duel, the first one
         named (``earlier``): a sample file recorded as many duels (a demonstration, a test's)."""
         claim = f"record-{_digest_of(events, release, witnessed, entered_by)}" if repeat else None
-        earlier = self._recorded_as(claim, events) if claim is not None else None
+        if witnessed:
+            events = _witnessed(events)
+        events = _stamped(events, None, entered_by, _says_witnessed(events))     # as they are stored
+        earlier = self._recorded_as(claim, events, cards) if claim is not None else None
         if earlier is not None and repeat == "skip":
             return Recorded(earlier.id, len(events), earlier.events, skipped=True)
         if earlier is not None:
             claim = None                          # the claim stays the first duel's
-        if witnessed:
-            events = _witnessed(events)
-        events = _stamped(events, None, entered_by, _says_witnessed(events))
         if attachments is None and release != (None, None, None):   # served without access: private
             attachments = {"access": Access("private", release=release[0], event=release[1],
                                             release_at=release[2]).to_dict()}
@@ -290,7 +291,7 @@ class Records:
         except ConflictError:
             if claim is None:
                 raise
-            earlier = self._recorded_as(claim, events)
+            earlier = self._recorded_as(claim, events, cards)
             if earlier is not None and repeat == "skip":  # another writer recorded them meanwhile
                 return Recorded(earlier.id, len(events), earlier.events, skipped=True)
             # a claim no such duel answers for (rewritten in the database) is no one's
@@ -301,10 +302,14 @@ class Records:
                         flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [],
                         earlier=earlier.id if earlier is not None else None)
 
-    def _recorded_as(self, claim: str, events: list[Event]) -> DuelInfo | None:
-        """The duel a file's events were recorded as (``record``'s ``repeat``), if the store vouches
-        for one: the claim's duel, its header signed, no branch, its events those recorded (their
-        kinds, as far as it kept them: a record keeps the legal prefix)."""
+    def _recorded_as(self, claim: str, events: list[Event], cards: CardDB | None) -> DuelInfo | None:
+        """The duel a file's events (``events``, as a record stores them) were recorded as
+        (``record``'s ``repeat``), if the store vouches for one: the claim's duel, its header
+        signed, no branch, its events those recorded, each whole, and as many as a record of them
+        keeps (all, or the prefix before the first violation: the next one is refused by the
+        rules). The claim is an unsigned row: its kinds alone compared, one rewritten in the
+        database to name any signed duel of as many events of the same kinds (or the legal start
+        of the file) had ``record --once`` skip the file, the duel never recorded."""
         held = self.store.attachment(STORE_ID, f"claim/{claim}")
         try:
             info = self.store.info(str(held["stream"])) if held is not None and "stream" in held else None
@@ -312,8 +317,13 @@ class Records:
             return None
         if info is None or not info.signed or info.parent or not 0 < info.events <= len(events):
             return None
-        kept = [record.event.kind for record in self.store.records(info.id)]
-        return info if kept == [event.kind for event in events[:len(kept)]] else None
+        kept = [record.event for record in self.store.records(info.id)]
+        if kept != events[:len(kept)]:
+            return None
+        if len(kept) < len(events) and not any(
+                v.index == len(kept) for v in audit(events[:len(kept) + 1], cards or self.store.cards).violations):
+            return None                   # a record of them would have kept the next event
+        return info
 
     def release(self, stream_id: str) -> Released:
         """The organiser's call that the event has ended, for a duel or a match alike (the one
