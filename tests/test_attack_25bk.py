@@ -22,10 +22,12 @@ Found (fixed):
   keeps the legal prefix"), their content never compared. Way in: whoever may write the store's
   database (no key) points the claim of a file about to be recorded at any signed duel whose
   events are of those kinds (a one-event duel does: ``duel_started``), or at a genuine recording of
-  the file's first moves: ``record --once`` says "already stored as ...: skipped" and the duel is
-  never recorded (nothing recorded is lost). Fixed in ``Records._recorded_as``, the one check of
-  every repeat: each kept event whole, as a record stores it, and a shorter duel only where the
-  rules refuse the file's next event (where a record of it stops).
+  the file's first moves, or at a signed duel whose rows it rewrote to decode as the file's
+  (unverified: ``Store.records``): ``record --once`` says "already stored as ...: skipped" and the
+  duel is never recorded (nothing recorded is lost). Fixed in ``Records._recorded_as``, the one
+  check of every repeat: each kept event whole, as its signed anchors vouch for it and a record
+  stores it, and a shorter duel only where the rules refuse the file's next event (where a record
+  of it stops).
 """
 from __future__ import annotations
 
@@ -132,7 +134,7 @@ def _claimed(path, events, stream: str) -> None:
                    (f"ygoreplay/store/claim/record-{key}", "ygoreplay:claim", msgpack.packb({"stream": stream})))
 
 
-@pytest.mark.parametrize("other", ["same kinds", "its first moves"])
+@pytest.mark.parametrize("other", ["same kinds", "its first moves", "rows rewritten"])
 def test_record_once_records_a_file_whose_claim_names_another_duel(tmp_path, other):
     """MEDIUM. A signed duel of the same kinds of events as the file (Mallory's), or a genuine
     recording of its first 40 events, named by the file's claim row: ``record --once`` skipped the
@@ -149,8 +151,23 @@ def test_record_once_records_a_file_whose_claim_names_another_duel(tmp_path, oth
         decoy = [dataclasses.replace(start, players=("Mallory", "Kaiba")), *events[1:]]
     else:
         decoy = events[:40]
+    if other == "rows rewritten":
+        decoy = [dataclasses.replace(start, players=("Mallory", "Kaiba")), *events[1:]]
     with Store(str(path), create=True) as store:
         planted = Records(store).record(decoy, "decoy").id
+    if other == "rows rewritten":           # its first event's row the file's (recorded elsewhere)
+        import sqlite3
+        elsewhere = tmp_path / "elsewhere.db"
+        with Store(str(elsewhere), create=True) as store:
+            genuine = Records(store).record(events, "genuine").id
+        with sqlite3.connect(elsewhere) as db:
+            row = db.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 1",
+                             (genuine,)).fetchone()[0]
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 1",
+                       (row, planted))
+        with Store(str(path), readonly=True) as store:
+            assert [r.event for r in store.records(planted)] == events, "rows that decode as the file's"
     _claimed(path, events, planted)
     code, out, err = run("record", DUEL, "--once", "--json", "--store", path)
     assert code == 0, err

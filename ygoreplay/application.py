@@ -305,9 +305,9 @@ class Records:
     def _recorded_as(self, claim: str, events: list[Event], cards: CardDB | None) -> DuelInfo | None:
         """The duel a file's events (``events``, as a record stores them) were recorded as
         (``record``'s ``repeat``), if the store vouches for one: the claim's duel, its header
-        signed, no branch, its events those recorded, each whole, and as many as a record of them
-        keeps (all, or the prefix before the first violation: the next one is refused by the
-        rules). The claim is an unsigned row: its kinds alone compared, one rewritten in the
+        signed, no branch, its events those recorded (as its signed anchors vouch for them), each
+        whole, and as many as a record of them keeps (all, or the prefix before the first
+        violation: the next one is refused by the rules). The claim is an unsigned row: its kinds alone compared, one rewritten in the
         database to name any signed duel of as many events of the same kinds (or the legal start
         of the file) had ``record --once`` skip the file, the duel never recorded."""
         held = self.store.attachment(STORE_ID, f"claim/{claim}")
@@ -317,7 +317,10 @@ class Records:
             return None
         if info is None or not info.signed or info.parent or not 0 < info.events <= len(events):
             return None
-        kept = [record.event for record in self.store.records(info.id)]
+        try:                              # as its signed anchors vouch for it, never rows rewritten to fit
+            kept = [record.event for record in self.store.load(info.id, verified=False).records]
+        except (StoreError, VerificationError):
+            return None
         if kept != events[:len(kept)]:
             return None
         if len(kept) < len(events) and not any(
