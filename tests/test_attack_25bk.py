@@ -28,6 +28,22 @@ Found (fixed):
   check of every repeat: each kept event whole, as its signed anchors vouch for it and a record
   stores it, and a shorter duel only where the rules refuse the file's next event (where a record
   of it stops).
+
+Tried and held (no test): the shared feed (``service/fanout.py``) is one a (view, language,
+format) of one duel: a Japanese follower's feed is another ``LiveView`` than the English one's,
+the task and its catch-up threads carry the first follower's language, which is the view's;
+marked steps are encoded with the feed's own count (every follower of the view has it); a
+delay raised mid-stream cannot be (no door changes a duel's delay after it is created); a branch
+is another ``LiveDuel``; a released branch's judge-view follower ends with the branch (a release
+needs its end). The phone sheet's suggestions and quick amounts read the page's own view (its
+``/cards``, its frames' board), the ``likely`` order is the page's; ``/actions`` is worked out
+on the caller's view's board. Counter names (``card_names.counter_name``): the file's name is
+one of the i18n languages', under the data folder; the number parsed as hex, bounded by the
+event's own checks. ``SQLiteHeads`` reads ``rowid``s of a table with no INTEGER PRIMARY KEY
+(a ``VACUUM`` would renumber them), but nothing of the store deletes or vacuums. A link preview of
+a branch reads the branch's access as stored and ``hidden_by_parent``. A match's link
+(``match_game``) is unsigned and opens its duels to the match's tokens, but whoever may write the
+database reads its events there already.
 """
 from __future__ import annotations
 
@@ -180,7 +196,10 @@ def test_record_once_records_a_file_whose_claim_names_another_duel(tmp_path, oth
 def test_the_command_line_narrows_a_duels_branches_and_says_so(tmp_path):
     """``ygoreplay visibility DUEL private`` (the same command as the service's): its branch made
     while it was public is made private with it, named on stderr; ``visibility BRANCH public`` is
-    refused naming the duel it branched from, nothing written."""
+    refused naming the duel it branched from, nothing written. (Baseline: the branch stayed public,
+    and ``search`` listed it, the private duel's players and first ten events a click away.)"""
+    import json
+
     from test_publish_23 import DUEL, run
     store = tmp_path / "s.db"
     code, out, err = run("record", DUEL, "--visibility", "public", "--store", store)
@@ -192,6 +211,8 @@ def test_the_command_line_narrows_a_duels_branches_and_says_so(tmp_path):
     code, out, err = run("visibility", duel, "private", "--store", store)
     assert code == 0, err
     assert branch in err
+    code, out, err = run("search", "--json", "--store", store)
+    assert code == 0 and json.loads(out)["results"] == [], "the library finds no branch of a private duel"
     code, out, err = run("visibility", branch, "public", "--store", store)
     assert code != 0 and duel in err
     with Store(str(store), readonly=True) as opened:
