@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from . import chain
 from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, VISIBILITIES, WRITERS, Access, Seating,
-                     closed_by_match, digest, linkable_into, within, may_call, may_write, new_token, off_side, opening_claim,
-                     view_of)
+                     closed_by_match, digest, linkable_into, may_call, may_write, new_token, off_side, opening_claim,
+                     view_of, within)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -307,9 +307,10 @@ class Records:
         (``record``'s ``repeat``), if the store vouches for one: the claim's duel, its header
         signed, no branch, its events those recorded (as its signed anchors vouch for them), each
         whole, and as many as a record of them keeps (all, or the prefix before the first
-        violation: the next one is refused by the rules). The claim is an unsigned row: its kinds alone compared, one rewritten in the
-        database to name any signed duel of as many events of the same kinds (or the legal start
-        of the file) had ``record --once`` skip the file, the duel never recorded."""
+        violation: the next one is refused by the rules). The claim is an unsigned row: its kinds
+        alone compared, one rewritten in the database to name any signed duel of as many events
+        of the same kinds (or the legal start of the file) had ``record --once`` skip the file,
+        the duel never recorded."""
         held = self.store.attachment(STORE_ID, f"claim/{claim}")
         try:
             info = self.store.info(str(held["stream"])) if held is not None and "stream" in held else None
