@@ -376,7 +376,7 @@ class Records:
         parent = self.store.info(duel_id).parent
         made: list = []                 # (was, token issued): of the version the change was made of
 
-        def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+        def allowed() -> None:
             # the match judged again with each version read: a link writes the duel's next access
             # version with it (``match.commands.record``), so one written meanwhile makes this a
             # conflict, read again here, and a private duel never stays in a public match
@@ -393,6 +393,9 @@ class Records:
                 raise ConflictError(say("duel {duel} is a what-if branch of duel {parent}, which is {visibility}: a "
                                         "branch is never wider than the duel it branched from; nothing was "
                                         "written", duel=duel_id, parent=parent, visibility=bound))
+
+        def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+            allowed()
             access = Access.from_dict(stored or {"visibility": "private"})
             was, token = access.visibility, None
             access.visibility = visibility
@@ -403,9 +406,17 @@ class Records:
                 access.tokens["spectator"] = digest(token)
             made[:] = [was, token]
             return access.to_dict()
+        held, narrowed = self.access(duel_id), []
+        narrowing = held.visibility != visibility and within(visibility, held.visibility)
+        if narrowing:
+            # its branches first (a failure on the way leaves the duel as wide as it was: the same
+            # command then does it all again), each no wider than the duel is to be
+            allowed()
+            narrowed = self._branches_within(duel_id, Access.from_dict({**held.to_dict(), "visibility": visibility}))
         access = Access.from_dict(self.store.attach(duel_id, "access", changed))
-        narrowed = (self._branches_within(duel_id, access)      # not widened: its branches too
-                    if visibility != "public" and within(visibility, made[0]) else [])
+        if narrowing or (made[0] != visibility and within(visibility, made[0])):
+            # and a branch made (or widened) meanwhile, of the access read before this change
+            narrowed += [b for b in self._branches_within(duel_id, access) if b not in narrowed]
         return Visibility(duel_id, made[0], access, made[1], narrowed)
 
     def _branches_within(self, duel_id: str, bound: Access, only: str | None = None) -> list[str]:
@@ -415,11 +426,7 @@ class Records:
         (``set_visibility``) left them readable through its branches, by anyone on a public one,
         by the dropped spectator token on an unlisted one. A branch already within it is left as
         it is (a version written only when one is narrowed). Returns the branches narrowed."""
-        children: dict[str, list[str]] = {}
-        if only is None:
-            for info in self.store.duels():
-                if info.parent:
-                    children.setdefault(info.parent, []).append(info.id)
+        children = self.store.branches() if only is None else {}
         stack = [(child, bound) for child in ([only] if only is not None else children.get(duel_id, ()))]
         seen: set[str] = set()
         narrowed_ids: list[str] = []
