@@ -373,7 +373,7 @@ class Records:
         if self.store.kind_of(duel_id) != "duel":
             raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
                                  "created)", id=duel_id))
-        parent = self.store.info(duel_id).parent
+        parent = self.store.header(duel_id).parent
         made: list = []                 # (was, token issued): of the version the change was made of
 
         def allowed() -> None:
