@@ -539,13 +539,18 @@ def release(duel_id: str, service: ServiceDep) -> dict:
 async def set_visibility(duel_id: str, request: Request, service: ServiceDep) -> dict:
     """The organiser's change of who may find and read a duel (``Records.set_visibility``, as
     ``ygoreplay visibility``): public, unlisted (a spectator token issued, shown once, when it
-    has none) or private; 409 for a duel narrower than its match, nothing written."""
+    has none) or private; 409 for a duel narrower than its match, or a branch wider than the duel
+    it branched from, nothing written (a duel narrowed narrows its branches with it)."""
     body = await _body_json(request)
     if not isinstance(body, dict) or set(body) != {"visibility"} or body["visibility"] not in VISIBILITIES:
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     live = service._duel(duel_id)
     done = await asyncio.to_thread(service.records.set_visibility, duel_id, body["visibility"])
     live.settings_changed()             # read again at its next reader, as every other worker reads it
+    for branch in done.narrowed:        # and its branches narrowed with it, those this worker holds
+        held = service.hub.duels.get(branch)
+        if held is not None:
+            held.settings_changed()
     return done.to_dict()
 
 
