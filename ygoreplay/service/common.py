@@ -74,6 +74,9 @@ class Caller:
     #: The duel's ``LiveDuel.access_version`` before its role was decided: a stream asks again
     #: whether it may read on once the version differs (a change read meanwhile is not missed).
     access_version: int = 0
+    #: Let in on the access record as held, due to be read again: an append asks again with it read
+    #: in its own thread (``core.append_caller``, ``core.confirmed``).
+    confirm: bool = False
 
     @property
     def views(self) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ from ..application import duel_dict, family, public_duels, violation_dict
 from ..errors import StoreUnavailable
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
-from ..live import SETTINGS_READ, LiveDuel, LiveView, Step
+from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
@@ -32,7 +32,7 @@ from .fanout import Feed, Follower, behind_event
 from .common import (
     BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _events, _receipt,
     _request_events, _ygr, event_json, WRITTEN_SCHEMA, written_at)
-from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
+from .core import AppendCaller, DirectRoute, DuelCaller, Service, ServiceDep, _Lease, confirmed, organiser
 
 router = APIRouter()
 #: What ``POST /duels``' ``set_up`` is, as its schema and its docstring say it.
@@ -144,7 +144,7 @@ def _result_of(data: dict) -> str:
     return "draw" if winner is None else f"p{winner}"
 
 
-async def append(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+async def append(duel_id: str, request: Request, service: ServiceDep, asking: AppendCaller,
                  expected: int | None = Query(None, ge=0, le=10 ** 9),
                  made_on: int | None = Query(None, ge=0, le=10 ** 9,
                                              description="the duel's length when the entry was made (a queued "
@@ -169,6 +169,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     events = await _request_events(request)
     writer = service.writes_as(request, caller, live)     # a match's player: seated by the append itself
     if not events:
+        if caller.confirm:                      # its access record due: read, in the hop it takes
+            await service.in_thread(confirmed, service, request, duel_id, caller)
         # the head as the caller's view has it: a player's of a judge's what-if branch stops where it
         # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length
         head = live.visible(caller.view)
@@ -178,6 +180,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     done: list = []
 
     def appended() -> list:
+        confirmed(service, request, duel_id, caller)    # its access record due: read in this hop
         # a player's device names cards as its view does: the names the live view keeps
         written, receipt, flags = service.records.append_records(duel_id, events, expected, writer,
                                                                  names=service.hub.get(duel_id).names,
@@ -380,8 +383,9 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
     ``reads_on`` (None for the organiser's): whether its token may still read, asked when the
     duel's access record changed since ``seen_access`` (the version its request was let in on,
     ``Caller.access_version``: a change another request read while this one connected was
-    otherwise taken as the one it was let in on, and the follower never cut off); it wakes every
-    ``SETTINGS_READ`` seconds to read that record."""
+    otherwise taken as the one it was let in on, and the follower never cut off); a change of
+    that record, made by any process, wakes it (``Hub._access_heard``), and so does its
+    keep-alive (the record read again then at most ``SETTINGS_SAFETY`` seconds on)."""
     kept = service.hub.follow(live)              # a followed duel stays in memory
     feed: Feed | None = None
     follower: Follower | None = None
@@ -414,7 +418,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
         while True:
             if chunk:
                 yield chunk
-            await follower.wait(SETTINGS_READ if reads_on is not None else None)
+            await follower.wait()                # a change of its access record wakes it (``Hub._access_heard``)
             if reads_on is not None:
                 if live.settings_due():
                     try:

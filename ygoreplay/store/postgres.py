@@ -12,7 +12,7 @@ from .. import pg_pipeline
 from ..errors import StoreError
 from ..i18n import say
 from .opening import STATEMENT_WAIT, _bounded, _hung_up
-from .records import HEADS_MARK, HEADS_SAID, HEAD_TOPIC, _head_owners
+from .records import ACCESS_TOPIC, HEADS_MARK, HEADS_SAID, HEAD_TOPIC, _head_owners
 
 if TYPE_CHECKING:
     from typing import Any, Mapping
@@ -415,7 +415,7 @@ class _Heads:
         self._configure = datastore.after_connect_func()
         self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
-                               "notification_id > %s AND topic = %s ORDER BY notification_id LIMIT %s").format(
+                               "notification_id > %s AND topic IN (%s, %s) ORDER BY notification_id LIMIT %s").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
         # the last said head is there (``_read``): a NOTIFY is anyone's word, not the table's
@@ -547,7 +547,8 @@ class _Heads:
             if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC)).fetchone() is None:
                 self._last = self._read_last
             self._said_last = None
-        rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
+        rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, ACCESS_TOPIC, self.LIMIT),
+                                    prepare=True).fetchall()
         # handled only once read: a read that fails (the hub iterates again) reads again, not at the next NOTIFY
         self._woken = len(rows) == self.LIMIT
         self._read_last = self._last
