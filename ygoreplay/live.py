@@ -805,8 +805,11 @@ class Hub:
         the event loop (the paced p99 84 → 262 ms), and every follower's wake-up a second to look
         at it, are gone: a change reaches a worker as fast as an append does."""
         with self._lock:
-            self._settings_changed([live for live in self.duels.values()
-                                    if live.id == stream_id or live.match == stream_id])
+            live = self.duels.get(stream_id)
+            if live is not None:
+                self._settings_changed([live])
+            elif stream_id in self.matches:  # a match held here: the duels held of it
+                self._settings_changed([each for each in self.duels.values() if each.match == stream_id])
 
     def _settings_changed(self, changed: list[LiveDuel]) -> None:
         for live in changed:
