@@ -202,3 +202,34 @@ def test_a_recorders_append_reads_a_changed_access_record_in_its_one_hop(tmp_pat
     assert read_where == [False], f"the append's access reads, on the event loop (True) or not: {read_where}"
     assert hop_count == 1, f"{hop_count} hops to a thread"
     assert visibility == "unlisted"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_an_access_record_written_with_heads_is_told_with_them(tmp_path, backend):
+    """An append that writes a duel's next access record with its events (a match's link writes
+    its duel's with the match's append: ``append_records``' ``kept``): PostgreSQL's NOTIFY said
+    the heads only, and a listener taking the heads said passed over the record, never read it
+    (its change reached the other workers only at the safety re-read). Every listener is told both."""
+    from concurrent.futures import ThreadPoolExecutor
+    with fresh_url(backend, tmp_path / "x.sqlite", "told") as url, Store(url, concurrent=True) as reader, \
+            Store(url, concurrent=True) as writer, ThreadPoolExecutor(1) as pool:
+        events = [from_dict(e, "ev") for e in RUNNING]
+        duel = Records(writer).record(events[:5], "t", attachments={"access": Access("public").to_dict()}).id
+        assert duel is not None
+        heads = reader.subscribe(reader.last_notification())
+        told: list[tuple[str, int]] = []
+
+        def told_of(*wanted: tuple[str, int]) -> None:
+            while not all(each in told for each in wanted):
+                try:
+                    told.append(pool.submit(next, heads).result(timeout=WAIT))
+                except TimeoutError:
+                    heads.stop()
+                    raise AssertionError(f"never told of {wanted}: {told}") from None
+        with heads:
+            writer.append_records(duel, events[5:6], expected_position=5)
+            told_of((duel, 6))                   # listening: what comes next is said by its NOTIFY
+            writer.append_records(duel, events[6:7], expected_position=6,
+                                  kept=[(duel, "access", 1, Access("private").to_dict())])
+            told_of((duel, 7), (f"{duel}/access", 1))
+        assert Access.from_dict(reader.attachment(duel, "access")).visibility == "private"

@@ -162,13 +162,16 @@ class _PostgresWriter:
 
         def notifying(marks: tuple[str, ...] = ("%b",) * 4) -> Any:
             # the rows, and the NOTIFY that tells the listeners (``_Heads``) of them: the heads it
-            # wrote said in it (``HEADS_SAID``), so that no listener reads them back
+            # wrote said in it (``HEADS_SAID``), so that no listener reads them back, and the
+            # access records it wrote (a match's link writes its duel's: ``ACCESS_TOPIC``), which a
+            # listener taking the heads said would otherwise pass over
             return sql.SQL("WITH written AS ({} RETURNING notification_id, originator_id, originator_version, "
                            "topic), said AS (SELECT string_agg(notification_id || ' ' || originator_version || ' ' "
-                           "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic = "
-                           "{}) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
+                           "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic IN "
+                           "({}, {})) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
                            "END) FROM said").format(insert(recorder.events_table_name, marks=marks),
-                                                    sql.Literal(HEAD_TOPIC), sql.Literal(recorder.channel_name),
+                                                    sql.Literal(HEAD_TOPIC), sql.Literal(ACCESS_TOPIC),
+                                                    sql.Literal(recorder.channel_name),
                                                     sql.Literal(f"{HEADS_MARK}{schema}\n"), sql.Literal(HEADS_SAID))
         self._events = notifying()
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
@@ -420,7 +423,7 @@ class _Heads:
         self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
         # the last said head is there (``_read``): a NOTIFY is anyone's word, not the table's
         self._confirm = sql.SQL("SELECT 1 FROM {} WHERE notification_id = %s AND originator_id = %s AND "
-                                "originator_version = %s AND topic = %s").format(
+                                "originator_version = %s AND topic IN (%s, %s)").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._last = after               # the last head taken: read, or said by a NOTIFY
         self._read_last = after          # the last head a read of the table took
@@ -544,7 +547,8 @@ class _Heads:
         is read again, never skipped."""
         if self._said_last is not None:
             number, originator, version = self._said_last
-            if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC)).fetchone() is None:
+            if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC,
+                                                     ACCESS_TOPIC)).fetchone() is None:
                 self._last = self._read_last
             self._said_last = None
         rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, ACCESS_TOPIC, self.LIMIT),
