@@ -147,9 +147,9 @@ class _Committer:
     ALONE = 4
 
     def _commit(self, batch: list[_Pending]) -> None:
-        """The batch in one transaction; when that fails, its halves, each in one transaction of its
-        own (and theirs, down to ``ALONE`` appends, each then alone), so that only the one at fault
-        (a position another writer took, a row refused) fails, and the others are written."""
+        """The batch in one transaction; when that fails, its parts, each in one transaction of its
+        own (``_write``), so that only the one at fault (a position another writer took, a row
+        refused) fails, and the others are written."""
         store = self._store
         try:
             self._sign(batch)
@@ -164,10 +164,11 @@ class _Committer:
 
     def _write(self, batch: list[_Pending]) -> None:
         """Write the signed ``batch`` in one transaction. When that fails (not for the store's
-        plight), each half is signed again as a group of its own (``_unsigned``) and written the
-        same way: one append at fault in a group of N costs ~2 log2 N writes, not N + 1 (each
-        append written alone was a commit, a flush of the WAL under the recorder's table lock, ~10 ms
-        here: a conflict in a group of 60 held every append of the process for ~0.6 s, issue 25).
+        plight), each of its parts (``_at_fault``) is signed again as a group of its own
+        (``_unsigned``) and written the same way: one append at fault in a group of N costs two
+        to ~2 log2 N writes, not N + 1 (each append written alone was a commit, a flush of the
+        WAL under the recorder's table lock, ~10 ms here: a conflict in a group of 60 held every
+        append of the process for ~0.6 s, issue 25).
         The append at fault is told its own error (``_failed``: ``ConflictError`` for the one that
         lost a race); one whose write's outcome is unknown is never written again."""
         store = self._store
@@ -185,8 +186,7 @@ class _Committer:
                 for pending in batch:
                     pending.error = type(exc)(str(exc))
                 return
-            parts = ([batch[:len(batch) // 2], batch[len(batch) // 2:]] if len(batch) > self.ALONE
-                     else [[pending] for pending in batch])
+            parts = self._at_fault(batch)
             for part in parts:
                 if len(part) == 1:
                     self._sign_alone(part[0])
@@ -197,6 +197,23 @@ class _Committer:
             return
         for pending in batch:
             pending.written = True
+
+    def _at_fault(self, batch: list[_Pending]) -> list[list[_Pending]]:
+        """The parts a refused ``batch`` is written in: on PostgreSQL, the appends whose positions
+        stored rows hold now (those that lost a race), each alone, and the rest as one group
+        (one refused write and one commit, where halves were ~2 log2 N writes); else, or when
+        none is found so, its halves, or each append alone when it has ``ALONE`` or fewer."""
+        writer = self._store._postgres
+        if writer is not None and len(batch) > 2:
+            taken = writer.taken([row for pending in batch for row in pending.rows])
+            if taken:
+                lost = [pending for pending in batch
+                        if any((str(row.originator_id), row.originator_version) in taken for row in pending.rows)]
+                if 0 < len(lost) < len(batch):
+                    return [[pending for pending in batch if pending not in lost], *([pending] for pending in lost)]
+        if len(batch) > self.ALONE:
+            return [batch[:len(batch) // 2], batch[len(batch) // 2:]]
+        return [[pending] for pending in batch]
 
     @staticmethod
     def _unsigned(batch: list[_Pending]) -> None:
