@@ -337,6 +337,20 @@ class _PostgresWriter:
             return None
         return all(found.get(key) == state for key, state in zip(zip(ids, versions), states))
 
+    def taken(self, rows: list[StoredEvent]) -> set[tuple[str, int]] | None:
+        """Which of ``rows``' positions (stream, version) are held by stored rows, read now on the
+        writer's connection: the appends at fault in a group whose write was refused
+        (``_Committer._write``); None when that cannot be read."""
+        from psycopg.rows import tuple_row
+        ids, versions, _topics, _states = self._columns(rows)
+        try:
+            with self._using:
+                cursor = self._connection().cursor(row_factory=tuple_row)
+                return {(stream, version) for stream, version, _state in
+                        cursor.execute(self._find, (ids, versions)).fetchall()}
+        except Exception:
+            return None
+
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none, it broke, or the server hung up on
         it (``_hung_up``: a restart; the first write after it failed) (its caller holds ``_using``)."""
