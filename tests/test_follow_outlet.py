@@ -21,35 +21,28 @@ from ygoreplay.service import fanout, request_head
 from test_attack_25 import ADMIN, SAMPLE, _served
 from test_follow_fanout import _ids_and_data
 from test_match_service import MATCHES, lines, match_body
+from test_one_write import _Recorded
 
 #: Where a transport tells its protocol to stop writing (asyncio's default high-water mark).
 HIGH_WATER = 64 << 10
 
 
-class _Wire(asyncio.Transport):
+class _Wire(_Recorded):
     """A connection's transport keeping each write as it was given; ``stalled``: its reader reads
     nothing, so every byte written stays unsent (``get_write_buffer_size``), and past
     ``HIGH_WATER`` the protocol is told to pause, as a socket's transport does."""
 
     def __init__(self, stalled: bool = False) -> None:
         super().__init__()
-        self.writes: list[bytes] = []
         self.stalled = stalled
         self.unsent = 0
-        self.most_unsent = 0
         self.paused = False
-        self.closed = False
-        self.protocol = None
-
-    def get_extra_info(self, name: str, default: object = None) -> object:
-        return {"peername": ("127.0.0.1", 40000), "sockname": ("127.0.0.1", 8000)}.get(name, default)
 
     def write(self, data: bytes) -> None:
-        assert not self.closed, "written after its close"
-        self.writes.append(data)
+        super().write(data)
+        assert self.writes[-1] is data or type(data) is not bytes, "kept as given"
         if self.stalled:
             self.unsent += len(data)
-            self.most_unsent = max(self.most_unsent, self.unsent)
             if self.unsent > HIGH_WATER and not self.paused:
                 self.paused = True
                 self.protocol.pause_writing()
@@ -63,21 +56,6 @@ class _Wire(asyncio.Transport):
         if self.paused:
             self.paused = False
             self.protocol.resume_writing()
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def close(self) -> None:
-        self.closed = True
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def get_protocol(self):
-        return self.protocol
 
     def body(self) -> bytes:
         """The response's body as its client reads it (its head dropped, its chunks joined)."""
