@@ -123,7 +123,8 @@ def _whole(raw: bytes) -> bool:
 
 
 def _request(method: str, path: str, token: str, body: bytes = b"") -> bytes:
-    return (f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""     # none: the public's
+    return (f"{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
 
 
@@ -280,3 +281,41 @@ def test_a_matchs_followers_are_written_its_events_by_one_feed(tmp_path):
         written = [w for w in _event_writes(wires[0]) if b"judge_called" in w]
         assert written and all(any(w is x for x in _event_writes(other)) for w in written), \
             "an event's bytes made once for its view's followers"
+
+
+def test_a_change_of_access_heard_and_not_yet_read_stops_the_feeds_writes_until_asked(tmp_path, monkeypatch):
+    """A public duel's spectators, written to by its feed, when the duel is made private: the
+    change is heard (``Hub._access_heard`` marks the duel's record to be read again) and the
+    next append lands before any follower's task has run. The feed must not write that event
+    to a connection whose token was let in on the record before the change (the feed's
+    ``version`` is none while a heard change is unread): each follower's task reads the record
+    first, and is cut off. Written through, the spectators were sent the event of a duel no
+    longer theirs to read."""
+    store, app, service = _served(tmp_path)
+    # heard here by hand, in the one moment between the hearing and the read: the store's own
+    # listener would wake the followers, whose tasks read the record before the append came
+    monkeypatch.setattr(service.hub, "_access_heard", lambda stream_id: None)
+    duel = service.create("made private", "public", 0, 0.0)
+    first, after = SAMPLE[:6], SAMPLE[6:8]
+
+    async def run() -> list[_Wire]:
+        server = _Server(app)
+        async with app.router.lifespan_context(app):
+            wires = [server.connect(_request("GET", f"/duels/{duel['id']}/follow", "")) for _ in range(2)]
+            await _append(service, duel["id"], first, 0)
+            await _until_all(wires, len(first) - 1)
+            service.records.set_visibility(duel["id"], "private")
+            service.hub.duels[duel["id"]].settings_changed()     # heard, not yet read
+            await _append(service, duel["id"], after, len(first))
+            for _ in range(300):
+                await asyncio.sleep(0.01)
+            await server.close()
+        return wires
+
+    try:
+        wires = asyncio.run(run())
+    finally:
+        store.close()
+    for wire in wires:
+        assert [n for n, _ in _ids_and_data(wire.body())] == list(range(len(first))), \
+            "no event after the change was heard: the record is read before anything more is written"
