@@ -39,6 +39,10 @@ schema per part, dropped at the end), as the multi-process service does.
    each told apart; then the largest crowd follows one duel, whose appends and views cost next to
    nothing: the service's CPU there is what a delivery costs. Limits: p99 lag < 50 ms, and 1,000
    followers' p99 no more than twice 100's (flat in followers).
+4. **Crowd** (``--only crowd``, only when asked): every follower on one duel, for each of
+   ``--followers``, on ``--follow-workers`` workers (default 1: one event loop's fan-out), the
+   trees of ``--before`` taking turns (the other order each ``--rounds`` round): the lag from the
+   append's sending (p50/p99) and the service's CPU a delivery, each count's medians at the end.
 
 ``--before DIR`` runs every part also with the ``ygoreplay`` of another checkout (its package
 first on the path: the writer processes import it, the service runs from it), interleaved with
@@ -736,17 +740,47 @@ def _follow_run(port: int, followers: int, n_duels: int, bodies: list[bytes], ra
             "service_cpu": cpu, "client_cpu": out["cpu"], "recorders_cpu": mine, "appends": len(latencies)}
 
 
-def _served_follow_run(tree: str | None, followers: int, n_duels: int, bodies: list[bytes], rate: float) -> dict:
-    """``_follow_run`` on a service of its own (``tree``'s), in a schema of its own."""
+def _served_follow_run(tree: str | None, followers: int, n_duels: int, bodies: list[bytes], rate: float,
+                       workers: int = 2) -> dict:
+    """``_follow_run`` on a service of its own (``tree``'s, of ``workers`` workers), in a schema of its own."""
     schema = Schema("follow")
     service = None
     try:
-        service = Service(schema.url, workers=2, tree=tree)
+        service = Service(schema.url, workers=workers, tree=tree)
         return _follow_run(service.port, followers, n_duels, bodies, rate, service)
     finally:
         if service is not None:
             service.stop()
         schema.drop()
+
+
+def bench_crowds(counts: tuple[int, ...], n_events: int, rate: float, before: str | None, workers: int,
+                 rounds: int) -> None:
+    """Every follower on one duel, for each count, the trees of ``--before`` taking turns (the
+    other order each round): the lag and the service's CPU a delivery of one duel's fan-out."""
+    measured = trees(before)
+    bodies = [json.dumps([e.to_dict()]).encode() for e in generate(n_events, 1)]
+    print(f"[crowd] ygoreplay serve --workers {workers} on PostgreSQL; every follower on one duel, {n_events} events "
+          f"at {rate:g}/s; {', '.join(map(str, counts))} followers, {rounds} round(s), trees interleaved")
+    runs: dict[tuple[str, int], list[dict]] = {}
+    for r in range(rounds):
+        for crowd in counts:
+            for name, tree in (measured if r % 2 == 0 else measured[::-1]):
+                run = _served_follow_run(tree, crowd, 1, bodies, rate, workers)
+                runs.setdefault((name, crowd), []).append(run)
+                deliveries = max(1, run["seen"])
+                print(f"  round {r + 1}, {name}, {crowd} followers: {run['complete']}/{crowd} got every event once, "
+                      f"in order; service CPU {run['service_cpu'] / deliveries * 1e6:.1f} us a delivery "
+                      f"({run['seen']:,} deliveries); lag from the append's sending p50 {ms(run['sent50'])}, p99 "
+                      f"{ms(run['sent99'])}; from the ack p50 {ms(run['p50'])}, p99 {ms(run['p99'])}; append p99 "
+                      f"{ms(run['append99'])}; load {os.getloadavg()[0]:.1f}")
+    for crowd in counts:
+        for name, _tree in measured:
+            got = runs[(name, crowd)]
+            cpu = statistics.median(run["service_cpu"] / max(1, run["seen"]) * 1e6 for run in got)
+            print(f"  median, {name}, {crowd} followers: CPU {cpu:.1f} us a delivery; lag from sending p50 "
+                  f"{ms(statistics.median(run['sent50'] for run in got))}, p99 "
+                  f"{ms(statistics.median(run['sent99'] for run in got))} ({against(statistics.median(run['sent99'] for run in got), 0.050)})")
 
 
 def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: float, before: str | None) -> None:
@@ -802,7 +836,7 @@ def bench_follow(counts: tuple[int, ...], n_duels: int, n_events: int, rate: flo
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes, a few seconds: does it run (CI)")
-    parser.add_argument("--only", choices=("store", "http", "follow"))
+    parser.add_argument("--only", choices=("store", "http", "follow", "crowd"))
     parser.add_argument("--duels", type=int, help="duels at the store (default 1,000; quick 20)")
     parser.add_argument("--events", type=int, help="events per duel at the store (default 30; quick 5)")
     parser.add_argument("--processes", type=int, default=2)
@@ -815,6 +849,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--follow-duels", type=int, help="followed duels (default 100; quick 5)")
     parser.add_argument("--follow-events", type=int, help="events per followed duel (default 30; quick 5)")
     parser.add_argument("--rate", type=float, default=4.0, help="events per second per followed duel")
+    parser.add_argument("--follow-workers", type=int, default=1,
+                        help="--only crowd: the service's workers (default 1: one event loop's fan-out)")
     parser.add_argument("--rounds", type=int, default=1,
                         help="runs of each store kind and of each HTTP mode, interleaved (default 1)")
     parser.add_argument("--bare", action="store_true", help="also the bare eventsourcing recorder at the store")
@@ -839,6 +875,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "follow"):
         bench_follow(tuple(args.followers or ((10, 20) if q else (100, 1000))), args.follow_duels or (5 if q else 100),
                      args.follow_events or (5 if q else 30), args.rate, args.before)
+    if args.only == "crowd":             # only when asked: the follow part ends with one crowd already
+        bench_crowds(tuple(args.followers or ((10, 20) if q else (100, 1000))), args.follow_events or (5 if q else 30),
+                     args.rate, args.before, args.follow_workers, args.rounds)
     print(f"whole bench: {time.perf_counter() - t0:.1f} s; load average {os.getloadavg()[0]:.2f}")
     return 0
 

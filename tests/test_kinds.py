@@ -56,6 +56,11 @@ def lacking(kind: str) -> list[str]:
                 missing.append(f"its {trait} in its plan's {bit} (fold._traits)")
         if bool(bits & fold._RESETS_WINDOW) == (cls.keeps_summon_window or cls.keeps_passes):
             missing.append("its keeps_summon_window in its plan's _RESETS_WINDOW (fold._traits)")
+        # what ``apply`` tests on every event, as booleans in the plan of the kind's class: the same bits
+        plan = fold._unpacked(handlers[kind], bits, kind)
+        for at, bit in enumerate(("_MOVES_ON", "_TIMED", "_SENDS", "_OWING", "_RESETS_WINDOW", "_ENDS_PENDULUM"), 3):
+            if plan[at] is not bool(bits & getattr(fold, bit)):
+                missing.append(f"its plan's {bit} as the boolean apply tests (fold._unpacked)")
     if not (SCHEMAS / "events" / f"{kind}.json").is_file():
         missing.append(f"a committed schema schemas/events/{kind}.json (python -m ygoreplay.schema)")
     try:

@@ -214,6 +214,13 @@ MATCH_WRITERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("judge_called", "match_conceded"), (*MATCH_TABLE, "p0", "p1"))}
 
 
+def within(visibility: str, bound: str) -> bool:
+    """Whether visibility ``visibility`` is no wider than ``bound`` (public, unlisted, private:
+    each narrower than the one before): a what-if branch's within its parent's, a match's within
+    each of its duels' (``linkable_into``)."""
+    return VISIBILITIES.index(visibility) >= VISIBILITIES.index(bound)
+
+
 def linkable_into(duel: str, match: str) -> bool:
     """Whether a duel of visibility ``duel`` may become a duel of a match of visibility ``match``.
     A match shows its duels to whoever may watch it: its file and page carry each duel's events
@@ -222,7 +229,7 @@ def linkable_into(duel: str, match: str) -> bool:
     duel's events would otherwise reach a spectator it has none for, an unlisted duel's anyone
     on a public match's listing. Refused when it is linked (``match.commands.linkable``), never
     cut out of a match after: the match's record shows what it linked."""
-    return VISIBILITIES.index(match) >= VISIBILITIES.index(duel)
+    return within(match, duel)
 
 
 #: A duel's roles whose tokens are its table's own (its players, its recorder, its judge): they sit

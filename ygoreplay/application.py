@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from . import chain
 from .access import (CALL, ENTERS_AS, OPENING, PLAYERS, TABLE, VISIBILITIES, WRITERS, Access, Seating,
                      closed_by_match, digest, linkable_into, may_call, may_write, new_token, off_side, opening_claim,
-                     view_of)
+                     view_of, within)
 from .cards import CardDB
 from .checking import (  # noqa: F401  (check and the result shapes: the application's too)
     CheckReport, check, check_source, checked_dict, override_dict, result_dict, violation_dict, witness_dict)
@@ -195,10 +195,13 @@ class Visibility:
     was: str
     access: Access
     spectator: str | None = None
+    #: its what-if branches (and theirs) narrowed with it (``Records._branches_within``)
+    narrowed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"id": self.id, "visibility": self.access.visibility, "was": self.was,
-                **({"tokens": {"spectator": self.spectator}} if self.spectator else {})}
+                **({"tokens": {"spectator": self.spectator}} if self.spectator else {}),
+                **({"branches": self.narrowed} if self.narrowed else {})}
 
 
 class Imports:
@@ -268,14 +271,14 @@ class Records:
         file is not (that duel answered as ``skipped``); ``again``, another duel, the first one
         named (``earlier``): a sample file recorded as many duels (a demonstration, a test's)."""
         claim = f"record-{_digest_of(events, release, witnessed, entered_by)}" if repeat else None
-        earlier = self._recorded_as(claim, events) if claim is not None else None
+        if witnessed:
+            events = _witnessed(events)
+        events = _stamped(events, None, entered_by, _says_witnessed(events))     # as they are stored
+        earlier = self._recorded_as(claim, events, cards) if claim is not None else None
         if earlier is not None and repeat == "skip":
             return Recorded(earlier.id, len(events), earlier.events, skipped=True)
         if earlier is not None:
             claim = None                          # the claim stays the first duel's
-        if witnessed:
-            events = _witnessed(events)
-        events = _stamped(events, None, entered_by, _says_witnessed(events))
         if attachments is None and release != (None, None, None):   # served without access: private
             attachments = {"access": Access("private", release=release[0], event=release[1],
                                             release_at=release[2]).to_dict()}
@@ -288,7 +291,7 @@ class Records:
         except ConflictError:
             if claim is None:
                 raise
-            earlier = self._recorded_as(claim, events)
+            earlier = self._recorded_as(claim, events, cards)
             if earlier is not None and repeat == "skip":  # another writer recorded them meanwhile
                 return Recorded(earlier.id, len(events), earlier.events, skipped=True)
             # a claim no such duel answers for (rewritten in the database) is no one's
@@ -299,10 +302,15 @@ class Records:
                         flags=self.store.flags(duel_id) if duel_id and _says_witnessed(events) else [],
                         earlier=earlier.id if earlier is not None else None)
 
-    def _recorded_as(self, claim: str, events: list[Event]) -> DuelInfo | None:
-        """The duel a file's events were recorded as (``record``'s ``repeat``), if the store vouches
-        for one: the claim's duel, its header signed, no branch, its events those recorded (their
-        kinds, as far as it kept them: a record keeps the legal prefix)."""
+    def _recorded_as(self, claim: str, events: list[Event], cards: CardDB | None) -> DuelInfo | None:
+        """The duel a file's events (``events``, as a record stores them) were recorded as
+        (``record``'s ``repeat``), if the store vouches for one: the claim's duel, its header
+        signed, no branch, its events those recorded (as its signed anchors vouch for them), each
+        whole, and as many as a record of them keeps (all, or the prefix before the first
+        violation: the next one is refused by the rules). The claim is an unsigned row: its kinds
+        alone compared, one rewritten in the database to name any signed duel of as many events
+        of the same kinds (or the legal start of the file) had ``record --once`` skip the file,
+        the duel never recorded."""
         held = self.store.attachment(STORE_ID, f"claim/{claim}")
         try:
             info = self.store.info(str(held["stream"])) if held is not None and "stream" in held else None
@@ -310,8 +318,16 @@ class Records:
             return None
         if info is None or not info.signed or info.parent or not 0 < info.events <= len(events):
             return None
-        kept = [record.event.kind for record in self.store.records(info.id)]
-        return info if kept == [event.kind for event in events[:len(kept)]] else None
+        try:                              # as its signed anchors vouch for it, never rows rewritten to fit
+            kept = [record.event for record in self.store.load(info.id, verified=False).records]
+        except (StoreError, VerificationError):
+            return None
+        if kept != events[:len(kept)]:
+            return None
+        if len(kept) < len(events) and not any(
+                v.index == len(kept) for v in audit(events[:len(kept) + 1], cards or self.store.cards).violations):
+            return None                   # a record of them would have kept the next event
+        return info
 
     def release(self, stream_id: str) -> Released:
         """The organiser's call that the event has ended, for a duel or a match alike (the one
@@ -347,15 +363,20 @@ class Records:
         gives a private duel none). Written as a new version of its access record, the earlier
         ones kept. A duel of a match is never narrower than its match (``linkable_into``: the
         match shows its duels to whoever may watch it): that is refused, naming the match, and
-        nothing is written."""
+        nothing is written. A judge's what-if branch is never wider than the duel it branched from
+        (``access.within``: its first events are its parent's, and so is the board it plays on):
+        widening one past its parent is refused, naming the parent; narrowing a duel narrows its
+        branches, and theirs, with it (``_branches_within``): a duel made private was read
+        whole up to where each branch left, by anyone, through the branch still public."""
         if visibility not in VISIBILITIES:
             raise InputError(say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)))
         if self.store.kind_of(duel_id) != "duel":
             raise InputError(say("{id} is a match: the visibility is a duel's (a match's is given when it is "
                                  "created)", id=duel_id))
+        parent = self.store.header(duel_id).parent
         made: list = []                 # (was, token issued): of the version the change was made of
 
-        def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+        def allowed() -> None:
             # the match judged again with each version read: a link writes the duel's next access
             # version with it (``match.commands.record``), so one written meanwhile makes this a
             # conflict, read again here, and a private duel never stays in a public match
@@ -366,6 +387,15 @@ class Records:
                     raise ConflictError(say("duel {duel} is a game of match {match}, which is {visibility}: a duel "
                                             "is never narrower than its match; nothing was written",
                                             duel=duel_id, match=match, visibility=wide))
+            # the parent read again with each version too: its narrowing narrows this (a conflict)
+            bound = self.access(parent).visibility if parent else None
+            if bound is not None and not within(visibility, bound):
+                raise ConflictError(say("duel {duel} is a what-if branch of duel {parent}, which is {visibility}: a "
+                                        "branch is never wider than the duel it branched from; nothing was "
+                                        "written", duel=duel_id, parent=parent, visibility=bound))
+
+        def changed(stored: dict | None) -> dict:   # of the latest version: a release meanwhile is kept
+            allowed()
             access = Access.from_dict(stored or {"visibility": "private"})
             was, token = access.visibility, None
             access.visibility = visibility
@@ -376,8 +406,52 @@ class Records:
                 access.tokens["spectator"] = digest(token)
             made[:] = [was, token]
             return access.to_dict()
+        held, narrowed = self.access(duel_id), []
+        narrowing = held.visibility != visibility and within(visibility, held.visibility)
+        if narrowing:
+            # its branches first (a failure on the way leaves the duel as wide as it was: the same
+            # command then does it all again), each no wider than the duel is to be
+            allowed()
+            narrowed = self._branches_within(duel_id, Access.from_dict({**held.to_dict(), "visibility": visibility}))
         access = Access.from_dict(self.store.attach(duel_id, "access", changed))
-        return Visibility(duel_id, made[0], access, made[1])
+        if narrowing or (made[0] != visibility and within(visibility, made[0])):
+            # and a branch made (or widened) meanwhile, of the access read before this change
+            narrowed += [b for b in self._branches_within(duel_id, access) if b not in narrowed]
+        return Visibility(duel_id, made[0], access, made[1], narrowed)
+
+    def _branches_within(self, duel_id: str, bound: Access, only: str | None = None) -> list[str]:
+        """Every what-if branch of ``duel_id`` (or its branch ``only``), and theirs, made no wider
+        than ``bound``, its access as written: a branch inherits its parent's access when it is
+        made (``branch``) and plays the parent's first events, so a parent narrowed afterwards
+        (``set_visibility``) left them readable through its branches, by anyone on a public one,
+        by the dropped spectator token on an unlisted one. A branch already within it is left as
+        it is (a version written only when one is narrowed). Returns the branches narrowed."""
+        children = self.store.branches() if only is None else {}
+        stack = [(child, bound) for child in ([only] if only is not None else children.get(duel_id, ()))]
+        seen: set[str] = set()
+        narrowed_ids: list[str] = []
+        while stack:
+            child, limit = stack.pop()
+            if child in seen:
+                continue
+            seen.add(child)
+
+            def narrowed(stored: dict | None, limit: Access = limit) -> dict:
+                access = Access.from_dict(stored or {"visibility": "private"})
+                if within(access.visibility, limit.visibility):    # narrowed meanwhile: kept so
+                    return access.to_dict()
+                access.visibility = limit.visibility
+                if limit.visibility == "private":
+                    access.tokens.pop("spectator", None)
+                elif "spectator" not in access.tokens and "spectator" in limit.tokens:
+                    access.tokens["spectator"] = limit.tokens["spectator"]   # its parent's, as it inherits
+                return access.to_dict()
+            held = self.access(child)
+            if not within(held.visibility, limit.visibility):
+                held = Access.from_dict(self.store.attach(child, "access", narrowed))
+                narrowed_ids.append(child)
+            stack.extend((grandchild, held) for grandchild in children.get(child, ()))
+        return narrowed_ids
 
     def append(self, duel_id: str, events: list[Event], expected: int | None = None,
                role: str = "organiser", entered_by: str | None = None, confirmed: bool = False) -> Receipt:
@@ -723,6 +797,9 @@ class Records:
                 raise
             # a claim no branch of this duel answers for (rewritten in the database) is no one's
             child = self.store.branch(duel_id, at + 1, title, attachments)
+        # the parent's access read again once the branch stands: narrowed meanwhile (its change
+        # listed its branches before this one was written), the branch is narrowed with it
+        self._branches_within(duel_id, self.access(duel_id), only=child)
         self._receipt(child, at + 1)
         return child
 

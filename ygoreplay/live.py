@@ -76,9 +76,16 @@ CACHE_BYTES = 256 << 20
 
 #: How often a follower of a branch its parent still hides looks again (seconds).
 BRANCH_POLL = 1.0
-#: Seconds a duel's access record (visibility, tokens, delay, release) is held before it is read
-#: again (``LiveDuel.settings``): the bound a change made by another process takes to reach this one.
+#: Seconds an ended duel's release, not yet released for good, is held before it is read again
+#: (``LiveDuel.settings``): it follows the clock (a release at a time), its match's end and its
+#: parent's release, which no notification of its own tells.
 SETTINGS_READ = 1.0
+#: Seconds a duel's access record (visibility, tokens, delay, release) is held at most before it is
+#: read again though no change of it was heard (``Hub._heard``: every process's change of it is
+#: notified as an append is, and read at once): a notification lost all the same.
+SETTINGS_SAFETY = 30.0
+#: How the store's heads name a stream's access record written (``store.records.ACCESS_TOPIC``).
+ACCESS_SUFFIX = "/access"
 
 #: What a kept verification counts as in the cache's bytes.
 VERIFICATION_SIZE = 512
@@ -332,7 +339,10 @@ class LiveDuel:
         self.ended_at: int | None = None
         self.broken = broken             # the first stored event that does not follow the chain
         self._cards_at = len(new)        # the count its card facts were read (and vouched for) at
-        self._access_read = float("-inf")            # the access record and release: read when first asked
+        # the access record and release: read when first asked, but the access of a duel this
+        # process has just created (``opened``, as written), read again when a change of it is
+        # heard (``settings_changed``), or ``SETTINGS_SAFETY`` seconds on
+        self._access_read = time.monotonic() if opened is not None else float("-inf")
         self.access_version = 0          # changes of its access record read (``settings``)
         self._released = False
         self._release_read = False       # read since it ended (``released``)
@@ -346,7 +356,7 @@ class LiveDuel:
     def ended(self) -> bool:
         return self.ended_at is not None
 
-    def released(self, now: float | None = None) -> bool:
+    def released(self, now: float | None = None, read: bool = True) -> bool:
         """Whether what the duel hid is released to every caller now (``released``): asked again
         with its access record (``settings``) until it is released for good. The organiser may
         release it from any process; and a release under a policy the duel does not hold for good
@@ -354,27 +364,31 @@ class LiveDuel:
         (``end``), and linked into a match after, from any process, it follows the match's (held
         until the match releases it); a branch follows its parent's. Kept once given, a worker
         went on showing the judge's view of a match's game (both hands, both Deck orders) to every
-        token of it while every other worker refused it."""
+        token of it while every other worker refused it. ``read`` False: as held (``settings``)."""
         if not self.ended:
             return False
-        if not self._release_read:       # first asked since it ended: its release is read now
-            self.settings_changed()
-        self.settings(now)
+        self.settings(now, read)
         return self._released
 
     def settings_due(self) -> bool:
-        """Whether ``settings`` would read the store now (a follower reads it in a thread then)."""
-        return time.monotonic() - self._access_read >= SETTINGS_READ
+        """Whether ``settings`` would read the store now: a change of its access record was
+        heard (``settings_changed``), ``SETTINGS_SAFETY`` seconds passed, or it has ended and its
+        release, not yet for good, was not read since or ``SETTINGS_READ`` seconds ago. A request
+        of a duel held here reads it in a thread then, never on the event loop (``core.duel_caller``)."""
+        since = time.monotonic() - self._access_read
+        return since >= SETTINGS_SAFETY or (self.ended and not self._for_good and (
+            not self._release_read or since >= SETTINGS_READ))
 
-    def settings(self, now: float | None = None) -> Access:
-        """Its access record and release as stored, read again at most every ``SETTINGS_READ``
-        seconds: the one way a change of who may read it (``Records.set_visibility``, its
-        spectator token dropped or issued) or of what it hides (``Records.release``) made by any
-        process (another worker, the command line beside a served store) reaches this one. The
-        record held in memory only, a duel made private went on being served to the public, and
-        to its dropped spectator token, by every other worker until it was evicted.
-        ``access_version`` counts the changes: a follower asks again whether it may read on."""
-        if not self.settings_due():
+    def settings(self, now: float | None = None, read: bool = True) -> Access:
+        """Its access record and release as stored, read again when due (``settings_due``): the
+        one way a change of who may read it (``Records.set_visibility``, its spectator token
+        dropped or issued) or of what it hides (``Records.release``) made by any process (another
+        worker, the command line beside a served store) reaches this one. The record held in
+        memory only, a duel made private went on being served to the public, and to its dropped
+        spectator token, by every other worker until it was evicted. ``read`` False: as held,
+        even when due (the event loop, which never waits for the store). ``access_version``
+        counts the changes: a follower asks again whether it may read on."""
+        if not read or not self.settings_due():
             return self.access
         self._access_read = time.monotonic()
         stored = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
@@ -390,7 +404,8 @@ class LiveDuel:
         return self.access
 
     def settings_changed(self) -> None:
-        """Its access settings (or its match's) were written here: read them again when next asked."""
+        """Its access settings (or its match's) were written, here or by another process (heard:
+        ``Hub._heard``): read them again when next asked."""
         self._access_read = float("-inf")
 
     def seats(self) -> list[str] | None:
@@ -750,10 +765,15 @@ class Hub:
                 except Exception as exc:       # the store refused (or any fault): never stop listening
                     LOG.warning("ygoreplay: the store's notifications are lost (%s); listening again in %s s",
                                 " ".join(str(exc).split()) or type(exc).__name__, LISTEN_AGAIN)
+                    self.settings_lost()     # a change of an access record may have gone unheard
                     self._stopping.wait(LISTEN_AGAIN)
 
     def _heard(self, duel_id: str, count: int) -> None:
-        """A notification that ``duel_id`` has ``count`` events stored."""
+        """A notification that ``duel_id`` has ``count`` events stored (or, ``<stream>/access``,
+        that a stream's access record was written: ``_access_heard``)."""
+        if duel_id.endswith(ACCESS_SUFFIX):
+            self._access_heard(duel_id[:-len(ACCESS_SUFFIX)])
+            return
         live = self.duels.get(duel_id)
         if live is not None and live.count < count:
             # Read at once only for the duel's followers here and those waiting on it (a
@@ -774,6 +794,45 @@ class Hub:
             # status reads from the store (it moved only at its ``LOOK_AGAIN``): made again, woken
             self.generation += 1
             self._loop.call_soon_threadsafe(self._wake, duel_id)
+
+    def _access_heard(self, stream_id: str) -> None:
+        """A stream's access record was written, by this process or any other (the store's heads
+        tell it: ``ACCESS_TOPIC``): the duel held here, and those held of the match it is, read
+        theirs again when next asked (``LiveDuel.settings_due``; in a thread, never on the event
+        loop), and their followers wake to ask whether they may read on. What the notification
+        says is never taken as the record (any role that may connect may NOTIFY, test_attack_25bh):
+        it only makes the record read. The once-a-second read of every held duel's record, on
+        the event loop (the paced p99 84 → 262 ms), and every follower's wake-up a second to look
+        at it, are gone: a change reaches a worker as fast as an append does."""
+        with self._lock:
+            live = self.duels.get(stream_id)
+            if live is not None:
+                self._settings_changed([live])
+            elif stream_id in self.matches:  # a match held here: the duels held of it
+                self._settings_changed([each for each in self.duels.values() if each.match == stream_id])
+
+    def _settings_changed(self, changed: list[LiveDuel]) -> None:
+        for live in changed:
+            live.settings_changed()
+            if live.followers and self._loop is not None:
+                try:
+                    self._loop.call_soon_threadsafe(self._wake_followers, live)
+                except RuntimeError:     # the loop has closed: nobody follows any more
+                    pass
+
+    @staticmethod
+    def _wake_followers(live: LiveDuel) -> None:
+        """Wake every follower of ``live`` (its feeds', ``service.fanout``): each asks whether it
+        may read on."""
+        for feed in list(live.feeds.values()):
+            for follower in list(feed.followers):
+                follower.wake()
+
+    def settings_lost(self) -> None:
+        """The store's notifications were lost for a while (its listener failed): every duel held
+        reads its access record again when next asked, and its followers wake to ask."""
+        with self._lock:
+            self._settings_changed(list(self.duels.values()))
 
     def _read_soon(self, duel_id: str, count: int) -> None:
         """Take in what another process stored of ``duel_id`` in a reader thread: the listener

@@ -284,7 +284,8 @@ def dumps(replay: ReplayFile, key: OrganiserKey | None = None, *, preset: int | 
             body[name] = getattr(replay, name)
     try:
         for position, event in enumerate(replay.events):
-            check_event(event, position, names=HEADER_LIST)
+            if type(event).in_header:                 # with no size given, nothing else to check
+                check_event(event, position, names=HEADER_LIST)
         raw = msgpack.packb(body)
         games = sum(len(game) for game in replay.games)      # a match's duel files: at most as compressed
         if len(raw) > content_bound(len(replay.events), len(replay.cards)) + games:

@@ -26,10 +26,11 @@ class SQLiteHeads:
     WAIT = 0.1          # seconds between looks while nothing is committed
     LIMIT = 500         # anchors read at a time
 
-    def __init__(self, name: str, uri: str, table: str, topic: str, after: int, lock_wait: float) -> None:
-        self._name, self._uri, self._lock_wait, self._topic = name, uri, lock_wait, topic
+    def __init__(self, name: str, uri: str, table: str, topics: tuple[str, str], after: int, lock_wait: float) -> None:
+        # the anchors' topic and the access records' (``store.records.ACCESS_TOPIC``)
+        self._name, self._uri, self._lock_wait, self._topics = name, uri, lock_wait, topics
         self._select = (f"SELECT rowid, originator_id, originator_version FROM {table} "
-                        "WHERE rowid > ? AND topic = ? ORDER BY rowid LIMIT ?")
+                        "WHERE rowid > ? AND topic IN (?, ?) ORDER BY rowid LIMIT ?")
         self._last = after
         self._version: int | None = None     # the data_version last looked at (None: read what is new)
         self._conn: sqlite3.Connection | None = None
@@ -87,7 +88,7 @@ class SQLiteHeads:
             version = conn.execute("PRAGMA data_version").fetchone()[0]
             if version == self._version:
                 return []
-            rows = conn.execute(self._select, (self._last, self._topic, self.LIMIT)).fetchall()
+            rows = conn.execute(self._select, (self._last, *self._topics, self.LIMIT)).fetchall()
         except sqlite3.Error as exc:
             self._version = None
             raise StoreUnavailable(say("cannot read the store {name}: {exc}", name=self._name, exc=exc)) from None

@@ -519,6 +519,9 @@ def _say_visibility(done: "Visibility") -> None:
         echo(t("ygoreplay search finds it now"), err=True)
     if done.spectator:
         echo(t("spectator token (shown once): {token}", token=done.spectator), err=True)
+    if done.narrowed:
+        echo(t("{duel_id}: its what-if branches narrowed with it: {branches}", duel_id=done.id,
+               branches=", ".join(done.narrowed)), err=True)
 
 
 def _duel_or_match(store: Store, spec: str) -> str:

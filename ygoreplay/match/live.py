@@ -37,6 +37,7 @@ class LiveMatch:
         self._access_read = time.monotonic()
         self.lock = threading.Lock()
         self.followers = 0
+        self.feeds: dict[str, Any] = {}      # view -> the ``service.fanout.MatchFeed`` its followers share
         self.behind = 0          # put back by a follower (``Hub.follow``): read again at its next wake-up
         self._answers: dict[tuple, tuple[int, Any]] = {}
 

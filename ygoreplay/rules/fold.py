@@ -110,14 +110,25 @@ _UNHANDLED = (None, _RESETS_WINDOW | _RESETS_PASSES | _ENDS_PENDULUM)
 #: Per duel kind met: its handler and its ``_traits``. A kind without a handler (a match event) has
 #: None and the traits of no kind in particular (``_UNHANDLED``).
 _PLAN: dict[str, tuple[Callable[[DuelState, Event], None] | None, int]] = {}
-#: The same per event class met, with its kind: ``type(event)`` is a cheaper key than ``event.kind``,
+#: An event's plan: its handler, its ``_traits``, its kind, and the traits every event tests as
+#: booleans (moves on, timed, timed and sends, owing, resets the summon's window, ends a Pendulum
+#: Summon): ``traits & bit`` is a generic binary operation in Python 3.11 (an int made or looked up
+#: and a call each), a local's truth one instruction; five such tests an event were 1-2% of the fold.
+_Plan = tuple[Callable[[DuelState, Event], None] | None, int, str, bool, bool, bool, bool, bool, bool]
+#: The same per event class met: ``type(event)`` is a cheaper key than ``event.kind``,
 #: a class attribute read through the instance, which Python 3.11 does not specialise (one such
 #: read an event). Both are plain dicts filled on a kind's first event (``_plan``), so that no kind
 #: is made before it is met (``events._lazy``) and every event after pays one look-up.
-_PLAN_OF: dict[type, tuple[Callable[[DuelState, Event], None], int, str]] = {}
+_PLAN_OF: dict[type, _Plan] = {}
 
 
-def _plan(event: Event) -> tuple[Callable[[DuelState, Event], None] | None, int, str]:
+def _unpacked(handler: Callable[[DuelState, Event], None] | None, traits: int, kind: str) -> _Plan:
+    """The plan of ``_PLAN_OF``: the handler, traits and kind, and the traits tested on every event."""
+    return (handler, traits, kind, bool(traits & _MOVES_ON), bool(traits & _TIMED), bool(traits & _SENDS),
+            bool(traits & _OWING), bool(traits & _RESETS_WINDOW), bool(traits & _ENDS_PENDULUM))
+
+
+def _plan(event: Event) -> _Plan:
     """An event's plan the first time its class is met (``_PLAN_OF``); an event of any other class
     than its kind's (a subclass) or of no duel kind (a match's) is planned by its kind each time."""
     kind = event.kind
@@ -125,9 +136,10 @@ def _plan(event: Event) -> tuple[Callable[[DuelState, Event], None] | None, int,
     if plan is None:
         handler = HANDLERS.get(kind)
         plan = _PLAN[kind] = _UNHANDLED if handler is None else (handler, _traits(kind))
+    unpacked = _unpacked(*plan, kind)
     if plan[0] is not None and made(kind) is type(event):
-        _PLAN_OF[type(event)] = (*plan, kind)
-    return (*plan, kind)
+        _PLAN_OF[type(event)] = unpacked
+    return unpacked
 
 
 def _out_of_place(state: DuelState, event: Event, handler: Callable | None, traits: int) -> None:
@@ -151,9 +163,9 @@ def apply(state: DuelState, event: Event) -> DuelState:
     the state is changed. When ``state.violations`` is a list (auditing) they are collected instead.
     """
     try:
-        handler, traits, kind = _PLAN_OF[type(event)]
+        handler, traits, kind, moves_on, timed, sends, owing, resets_window, ends_pendulum = _PLAN_OF[type(event)]
     except KeyError:                              # a class met first, or of another class (a subclass): by its kind
-        handler, traits, kind = _plan(event)
+        handler, traits, kind, moves_on, timed, sends, owing, resets_window, ends_pendulum = _plan(event)
     if state.ended or not state.started or handler is None:   # one test for the rare cases
         _out_of_place(state, event, handler, traits)
     overrides = state.overrides
@@ -178,7 +190,7 @@ def apply(state: DuelState, event: Event) -> DuelState:
             summon.negation_unfinished(state, event)   # PEND-04: a summon of several is negated whole
         if event.shows:
             identify(state, event)                # the cards it shows are named before it is judged
-        if state.card_text[0] and traits & _MOVES_ON:
+        if moves_on and state.card_text[0]:
             card_text.left_behind(state, event)   # GEN-03, EFF-05: a mandatory trigger not activated
         handler(state, event)
         if state.shed and not (kind == "card_moved" and event.with_next):
@@ -190,22 +202,22 @@ def apply(state: DuelState, event: Event) -> DuelState:
         if flags is not None:
             del flags[flagged:]                   # nor flagged: it was not kept
         raise
-    if traits & _MOVES_ON and (state.card_text[0] or state.card_text[_SEEN]):
+    if moves_on and (state.card_text[0] or state.card_text[_SEEN]):
         card_text.moved_on(state)                # nothing is owed past it, no trigger waits (EFF-04)
-    if traits & _TIMED and (traits & _SENDS or state.resolving or state.timing[3]):
+    if timed and (sends or state.resolving or state.timing[3]):
         timing.after(state, event)               # NIS-06: what happened last, who missed the timing
-    if traits & _OWING and state.card_text[_HAS_FACTS] is not False:
+    if owing and state.card_text[_HAS_FACTS] is not False:
         card_text.owe(state, event)              # GEN-03, EFF-05: the mandatory triggers it leaves owed
     if unknowns and before is not None and len(undecided) > unsure:
         _decide(state, before, event, unsure)
-    if traits & _RESETS_WINDOW:
+    if resets_window:
         state.summon_window = None
     if state.passes:
         if traits & _RESETS_PASSES:
             state.passes = 0                      # PRIO-03: passes count only in succession
         elif traits & _END_EFFECT and state.phase == "end":
             turn.end_phase_effect(state, event)   # TURN-08, PRIO-01: what an End Phase effect changed
-    if traits & _ENDS_PENDULUM:
+    if ends_pendulum:
         state.pendulum_summon_open = False
     state.last_kind = kind
     state.index += 1

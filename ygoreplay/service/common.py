@@ -74,6 +74,9 @@ class Caller:
     #: The duel's ``LiveDuel.access_version`` before its role was decided: a stream asks again
     #: whether it may read on once the version differs (a change read meanwhile is not missed).
     access_version: int = 0
+    #: Let in on the access record as held, due to be read again: an append asks again with it read
+    #: in its own thread (``core.append_caller``, ``core.confirmed``).
+    confirm: bool = False
 
     @property
     def views(self) -> tuple[str, ...]:
@@ -167,17 +170,22 @@ class EventStream(Response):
     come: each chunk the stream yields (every event ready when its follower woke, already
     encoded) is one ``send``, with none of a streaming response's per-chunk work. The client
     leaving ends the stream (its generator is closed where it waits), so a follower never asks
-    on each wake-up whether anyone is still there."""
+    on each wake-up whether anyone is still there. ``connection`` (a ``fanout.Connection``) is
+    told the connection it is answered on (``OUTLET``: the service's own protocol's, which the
+    stream's feed writes to itself; None over any other server)."""
 
     media_type = "text/event-stream"
 
-    def __init__(self, chunks: AsyncIterator[bytes | str], status_code: int = 200) -> None:
+    def __init__(self, chunks: AsyncIterator[bytes | str], status_code: int = 200, connection: Any = None) -> None:
         self.chunks = chunks
+        self.connection = connection
         self.status_code = status_code           # (OpenAPI reads the default here)
         self.background = None
         self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.connection is not None:
+            self.connection.outlet = scope.get(OUTLET)
         pump = asyncio.ensure_future(self._pump(send))
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
@@ -190,14 +198,20 @@ class EventStream(Response):
             raise pump.exception()
 
     async def _pump(self, send: Send) -> None:
+        chunks = self.chunks
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         try:
-            async for chunk in self.chunks:
+            async for chunk in chunks:
                 await send({"type": "http.response.body", "more_body": True,
                             "body": chunk if isinstance(chunk, bytes) else chunk.encode()})
         finally:
-            await self.chunks.aclose()             # type: ignore[attr-defined]  (an async generator)
+            await chunks.aclose()             # type: ignore[attr-defined]  (an async generator)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+#: The key of a request's scope holding its connection as a stream's feed writes to it
+#: (``request_head.Outlet``), where the service's own protocol serves it.
+OUTLET = "ygoreplay.outlet"
 
 
 async def _disconnected(receive: Receive) -> None:

@@ -22,17 +22,17 @@ from ..application import duel_dict, family, public_duels, violation_dict
 from ..errors import StoreUnavailable
 from ..events import EVENT_TYPES, from_dict
 from ..i18n import N_, beside, say
-from ..live import SETTINGS_READ, LiveDuel, LiveView, Step
+from ..live import LiveDuel, LiveView, Step
 from ..openings import SealReport
 from ..receipts import Receipt
 from ..text import checked, number
 from ..trust import origin_of, trust_of
 from ..views import out_of_sight
-from .fanout import Feed, Follower, behind_event
+from .fanout import RETRY, Connection, Feed, Follower, sent
 from .common import (
     BODY_LIMITS, KEEPALIVE, MAX_EVENTS, VIEW, Caller, EventStream, HTTPError, _body_json, _events, _receipt,
     _request_events, _ygr, event_json, WRITTEN_SCHEMA, written_at)
-from .core import DirectRoute, DuelCaller, Service, ServiceDep, _Lease, organiser
+from .core import AppendCaller, DirectRoute, DuelCaller, Service, ServiceDep, _Lease, confirmed, organiser
 
 router = APIRouter()
 #: What ``POST /duels``' ``set_up`` is, as its schema and its docstring say it.
@@ -144,7 +144,7 @@ def _result_of(data: dict) -> str:
     return "draw" if winner is None else f"p{winner}"
 
 
-async def append(duel_id: str, request: Request, service: ServiceDep, asking: DuelCaller,
+async def append(duel_id: str, request: Request, service: ServiceDep, asking: AppendCaller,
                  expected: int | None = Query(None, ge=0, le=10 ** 9),
                  made_on: int | None = Query(None, ge=0, le=10 ** 9,
                                              description="the duel's length when the entry was made (a queued "
@@ -169,6 +169,8 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     events = await _request_events(request)
     writer = service.writes_as(request, caller, live)     # a match's player: seated by the append itself
     if not events:
+        if caller.confirm:                      # its access record due: read, in the hop it takes
+            await service.in_thread(confirmed, service, request, duel_id, caller)
         # the head as the caller's view has it: a player's of a judge's what-if branch stops where it
         # left (``LiveDuel.branch_cut``), and an empty append (or its ``expected``) told the what-if's length
         head = live.visible(caller.view)
@@ -178,6 +180,7 @@ async def append(duel_id: str, request: Request, service: ServiceDep, asking: Du
     done: list = []
 
     def appended() -> list:
+        confirmed(service, request, duel_id, caller)    # its access record due: read in this hop
         # a player's device names cards as its view does: the names the live view keeps
         written, receipt, flags = service.records.append_records(duel_id, events, expected, writer,
                                                                  names=service.hub.get(duel_id).names,
@@ -342,9 +345,10 @@ async def follow(duel_id: str, request: Request, service: ServiceDep, asking: Du
     # (``access.seated``): followed before there is one, it is asked again once there is
     unseated = view in PLAYERS and not live.records and await asyncio.to_thread(live.match_id) is not None
     lease = service.streams.open(request, duel_id)
+    connection = Connection()
     return EventStream(_stream(service, live, live_view, view, position, format == "frames", lease, unseated,
                                None if caller.role == "organiser" else lambda: _reads_on(service, request, duel_id, view),
-                               caller.access_version))
+                               caller.access_version, connection), connection=connection)
 
 
 def _reads_on(service: Service, request: Request, duel_id: str, view: str) -> bool:
@@ -358,8 +362,6 @@ def _reads_on(service: Service, request: Request, duel_id: str, view: str) -> bo
     return view in caller.views
 
 
-RETRY = b"retry: 2000\n\n"
-END = b"event: end\ndata: {}\n\n"
 #: The most bytes of events a follower sends at once (one event more than this at most): the
 #: server's send waits for a reader that does not read only past its transport's buffer, so a
 #: chunk of a whole duel would be held for it, a copy a follower.
@@ -368,20 +370,27 @@ CHUNK = 64 << 10
 
 async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: str, position: int,
                   frames: bool, lease: _Lease, unseated: bool = False,
-                  reads_on: Callable[[], bool] | None = None, seen_access: int = 0) -> AsyncIterator[bytes]:
+                  reads_on: Callable[[], bool] | None = None, seen_access: int = 0,
+                  connection: Connection | None = None) -> AsyncIterator[bytes]:
     """A follower's events (or frames) as Server-Sent Events, from ``position`` on, as the view
     may see them, until the duel ends or the follower leaves (``EventStream`` closes it then).
     An ``unseated`` player's (a match's token before the duel named its players) ends, sending
     nothing, at the first event: its reconnection is seated by it (``access.seated``).
     The events before it joined its view's ``Feed`` it sends from the view's steps, up to
     ``CHUNK`` bytes a send (a reader that does not read holds one chunk in the server, not the
-    duel); after, what the feed hands it, the same bytes as every other follower of the view.
-    One that falls ``QUEUED`` bytes behind is told so and ends (``fanout.behind_event``).
+    duel); after, the same bytes as every other follower of the view, written by the feed to
+    its ``connection`` (where the service's own protocol serves it: ``request_head.Outlet``) or
+    handed to it to send (``fanout.sent``). One that falls ``QUEUED`` bytes behind is told so
+    and ends (``fanout.behind_event``).
     ``reads_on`` (None for the organiser's): whether its token may still read, asked when the
     duel's access record changed since ``seen_access`` (the version its request was let in on,
     ``Caller.access_version``: a change another request read while this one connected was
-    otherwise taken as the one it was let in on, and the follower never cut off); it wakes every
-    ``SETTINGS_READ`` seconds to read that record."""
+    otherwise taken as the one it was let in on, and the follower never cut off); a change of
+    that record, made by any process, wakes it (``Hub._access_heard``), and so does its
+    keep-alive (the record read again then at most ``SETTINGS_SAFETY`` seconds on). Its feed
+    writes to it only while the duel's access version is the one its token was last let in on
+    and no change of the record is heard unread: its events are queued meanwhile, until it is
+    asked again."""
     kept = service.hub.follow(live)              # a followed duel stays in memory
     feed: Feed | None = None
     follower: Follower | None = None
@@ -395,6 +404,7 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                 break
             await live.catch_up(view, feed.position)
         follower = feed.join(position)
+        follower.seen = None if reads_on is None else seen_access
         if unseated and live.count:              # asked once joined: events landing before (in a thread) are
             yield RETRY                          # no seat's it may be sent from the view's steps
             return
@@ -411,37 +421,26 @@ async def _stream(service: Service, live: LiveDuel, live_view: LiveView, view: s
                     parts, size = [], 0
             chunk = b"".join(parts)
             position = joined
-        while True:
-            if chunk:
-                yield chunk
-            await follower.wait(SETTINGS_READ if reads_on is not None else None)
+
+        async def reads_still() -> bool:
             if reads_on is not None:
                 if live.settings_due():
                     try:
                         await asyncio.to_thread(live.settings)
                     except StoreUnavailable:     # the database away: nothing changes the record meanwhile;
                         pass                     # read again at the next wake-up (it ended the follower)
-                if live.access_version != seen_access:
-                    seen_access = live.access_version
+                version = live.access_version
+                if version != follower.seen:     # (its feed queues its events meanwhile)
                     if not await asyncio.to_thread(reads_on):
-                        return                   # no end event: the duel has not ended for anyone else
-            if unseated and live.count:          # seated by its reconnection: nothing of this seat's
-                return
-            parts = []
-            while (item := follower.take()) is not None:
-                start, stop, shared = item
-                if start >= position or start == stop:
-                    parts.append(shared)
-                elif stop > position:            # (it asked from past the feed's position)
-                    parts += [_sse(step, frames, stop) for step in live_view.steps[position:stop]]
-                position = max(position, stop)
-            chunk = b"".join(parts)
-            if follower.behind is not None:
-                yield chunk + behind_event(follower.behind)
-                return
-            if follower.ended and not follower.chunks:
-                yield chunk + END
-                return
+                        return False             # no end event: the duel has not ended for anyone else
+                    follower.seen = version
+            return not (unseated and live.count)     # seated by its reconnection: nothing of this seat's
+
+        def partial(start: int, stop: int) -> list[bytes]:
+            return [_sse(step, frames, stop) for step in live_view.steps[start:stop]]
+        async for chunk in sent(follower, None if unseated else connection, chunk, position, partial,
+                                check=reads_still):
+            yield chunk
     finally:
         if feed is not None and follower is not None:
             feed.leave(follower)
@@ -539,13 +538,18 @@ def release(duel_id: str, service: ServiceDep) -> dict:
 async def set_visibility(duel_id: str, request: Request, service: ServiceDep) -> dict:
     """The organiser's change of who may find and read a duel (``Records.set_visibility``, as
     ``ygoreplay visibility``): public, unlisted (a spectator token issued, shown once, when it
-    has none) or private; 409 for a duel narrower than its match, nothing written."""
+    has none) or private; 409 for a duel narrower than its match, or a branch wider than the duel
+    it branched from, nothing written (a duel narrowed narrows its branches with it)."""
     body = await _body_json(request)
     if not isinstance(body, dict) or set(body) != {"visibility"} or body["visibility"] not in VISIBILITIES:
         raise HTTPError(400, say("visibility is one of {choices}", choices=", ".join(VISIBILITIES)), where="visibility")
     live = service._duel(duel_id)
     done = await asyncio.to_thread(service.records.set_visibility, duel_id, body["visibility"])
     live.settings_changed()             # read again at its next reader, as every other worker reads it
+    for branch in done.narrowed:        # and its branches narrowed with it, those this worker holds
+        held = service.hub.duels.get(branch)
+        if held is not None:
+            held.settings_changed()
     return done.to_dict()
 
 

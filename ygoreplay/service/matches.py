@@ -47,6 +47,7 @@ from .common import (
     _DUEL_ID, _PAGE_HEADERS, KEEPALIVE, VIEW, Caller, HTTPError, _body_json, EventStream, _jsonable, _request_events, _ygr,
     WRITTEN_ANSWER, written_at)
 from .core import Service, ServiceDep, _Lease, organiser
+from .fanout import RETRY, Connection, Follower, MatchFeed, sent
 from .languages import page_language
 
 router = APIRouter()
@@ -370,34 +371,50 @@ async def follow_match(match_id: str, request: Request, service: ServiceDep, ask
     resume = request.headers.get("last-event-id")
     position = number(resume) + 1 if resume is not None and number(resume) is not None else start
     lease = service.streams.open(request, match_id)
-    return EventStream(_stream(service, live, view, position, lease))
+    connection = Connection()
+    return EventStream(_stream(service, live, view, position, lease, connection), connection=connection)
 
 
-async def _stream(service: Service, live: LiveMatch, view: str, position: int, lease: _Lease) -> AsyncIterator[str]:
+async def _stream(service: Service, live: LiveMatch, view: str, position: int, lease: _Lease,
+                  connection: Connection | None = None) -> AsyncIterator[bytes]:
     """A follower's match events as Server-Sent Events, from ``position`` on, as the view may
-    see them, until the match has its result or the follower leaves (``EventStream`` closes it then)."""
-    loop = asyncio.get_running_loop()
-    next_keepalive = loop.time() + KEEPALIVE
+    see them, until the match has its result or the follower leaves (``EventStream`` closes it
+    then). Every follower of a view shares its ``MatchFeed``: the events encoded once a view,
+    written by the feed to each follower's connection (``fanout.sent``), as a duel's are."""
     live = service.hub.follow(live)              # counted on the match the hub keeps: appends reach it
-    alarm = service.hub.alarm(live.id)
+    feed: MatchFeed | None = None
+    follower: Follower | None = None
     try:
-        yield "retry: 2000\n\n"
-        while True:
-            alarm.arm()                          # before reading: a change while it sends wakes it
-            for item in live.view_events(view, position):
-                yield f"id: {item['position']}\nevent: event\ndata: {json.dumps(_jsonable(item), ensure_ascii=False)}\n\n"
-                position = item["position"] + 1
-            if live.state().ended is not None and position >= live.count:
-                yield "event: end\ndata: {}\n\n"
-                return
-            if loop.time() >= next_keepalive:
-                yield ": keepalive\n\n"
-                next_keepalive = loop.time() + KEEPALIVE
-            await alarm.wait(next_keepalive)
+        feed = _match_feed(service, live, view)
+        follower = feed.join(position)
+        joined = follower.position
+        chunk = RETRY + b"".join(_match_sse(live, view, position, joined)) if position < joined else RETRY
+        position = max(position, joined)
+        async for chunk in sent(follower, connection, chunk, position, lambda a, b: _match_sse(live, view, a, b)):
+            yield chunk
     finally:
-        alarm.close()
+        if feed is not None and follower is not None:
+            feed.leave(follower)
         live.followers -= 1
         lease.close()
+
+
+def _match_sse(live: LiveMatch, view: str, start: int, stop: int) -> list[bytes]:
+    """The match's events ``start`` to ``stop`` as ``view`` has them, each one Server-Sent Event."""
+    return [f"id: {item['position']}\nevent: event\ndata: {json.dumps(_jsonable(item), ensure_ascii=False)}\n\n"
+            .encode() for item in live.view_events(view, start)[:stop - start]]
+
+
+def _match_feed(service: Service, live: LiveMatch, view: str) -> MatchFeed:
+    """The feed every follower of this view of the match shares."""
+    feed = live.feeds.get(view)
+    if feed is None:
+        def gone() -> None:
+            if live.feeds.get(view) is feed:
+                del live.feeds[view]
+        feed = live.feeds[view] = MatchFeed(service.hub, live, None, view,
+                                            lambda start, stop: _match_sse(live, view, start, stop), KEEPALIVE, gone)
+    return feed
 
 
 # -- recording ----------------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ from typing import Any
 from .. import i18n
 from ..errors import InputError, YgoreplayError
 from ..i18n import N_, t
-from .common import MAX_BODY
+from .common import MAX_BODY, OUTLET
 
 #: The most bytes of a request's line and headers: a real one is well under 8 KiB (a browser's
 #: cookies and all); 64 KiB is what the service's largest query (a long search) needs many times over.
@@ -288,6 +288,45 @@ class _OneWrite:
         return getattr(self._transport, name)
 
 
+class Outlet:
+    """A streamed answer's connection as a feed writes to it (``service.fanout``): one chunk of
+    the body, framed once for every follower of a view (``fanout.framed``), written straight to
+    the transport, past the follower's task and ASGI send (the middleware's sends, uvicorn's
+    framing and copy: the fan-out's cost a follower an event, issue 25). Open while the answer
+    has begun (its head sent) in chunks and has not ended, nor its client gone. In the
+    request's scope (``common.OUTLET``) as this protocol serves it; the stream decides when its
+    feed may write (only once its own sends are written: the bytes stay in order)."""
+
+    __slots__ = ("_cycle", "_transport")
+
+    def __init__(self, cycle: Any) -> None:
+        self._cycle = cycle
+        self._transport: Any = None
+
+    def open(self) -> bool:
+        cycle = self._cycle
+        if not cycle.response_started or cycle.response_complete or cycle.disconnected \
+                or cycle.chunked_encoding is not True:
+            return False
+        transport = cycle.transport
+        self._transport = transport._transport if isinstance(transport, _OneWrite) and transport._held is None \
+            else transport                   # its head written: the socket's own (no wrapper's call a write)
+        return not self._transport.is_closing()
+
+    def write(self, data: bytes, most: int) -> bool:
+        """Write ``data``, unless the connection already holds bytes unsent and ``data`` would
+        take them past ``most`` (False: its reader does not keep up). A connection closing is
+        written nothing (its stream ends with its client's going)."""
+        transport = self._transport
+        if transport.is_closing():
+            return True
+        unsent = transport.get_write_buffer_size()
+        if unsent and unsent + len(data) > most:
+            return False
+        transport.write(data)
+        return True
+
+
 class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
     """httptools, counting the bytes of each request's head as they come: past ``MAX_HEAD``, 431
     and the connection closed (no application has seen the request yet). Bytes are counted only
@@ -366,6 +405,7 @@ class BoundedHttpTools(HttpToolsProtocol or object):  # type: ignore[misc]
         super().on_headers_complete()
         if self.cycle is not cycle and self.cycle is not None:      # this request's, its answer not begun
             self.cycle.transport = _OneWrite(self.transport, self.loop)
+            self.scope[OUTLET] = Outlet(self.cycle)       # type: ignore[literal-required]  (a stream's feed writes to it)
 
     def on_message_complete(self) -> None:
         self._disarm_body()
@@ -473,5 +513,5 @@ def _capped(per_address: int) -> type:
 CAPPED = _Capped()
 
 __all__ = ["BODY_RATE", "BODY_SECONDS", "CAPPED", "HEAD_SECONDS", "MAX_HEAD", "MOST_PER_ADDRESS", "PER_ADDRESS_ENV",
-           "PER_ADDRESS_SHARE", "RETRY_SECONDS", "BoundedHttpTools", "address_key", "body_seconds", "descriptors",
+           "PER_ADDRESS_SHARE", "RETRY_SECONDS", "BoundedHttpTools", "Outlet", "address_key", "body_seconds", "descriptors",
            "per_address_default", "server_counts", "server_settings"]

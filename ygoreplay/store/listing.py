@@ -236,6 +236,20 @@ class Listing:
                 refused[stream_id] = exc
         return found
 
+    def branches(self) -> dict[str, list[str]]:
+        """Every duel's what-if branches, by the id of the duel each branched from, as their header
+        rows name it: one read of the headers (not ``duels``, which reads each one's anchor too);
+        a header that cannot be read names none (every read of that duel refuses it)."""
+        out: dict[str, list[str]] = {}
+        for stream_id, state in self.header_rows([KINDS["duel"].topic]):
+            try:
+                parent = self._decode_header(stream_id, state).parent
+            except StoreError:
+                continue
+            if parent:
+                out.setdefault(parent, []).append(stream_id)
+        return out
+
     def tree(self, duel_id: str) -> list[tuple[int, DuelInfo]]:
         """The duel's family as (depth, duel) in depth-first order, from its root."""
         infos = {d.id: d for d in self.duels()}

@@ -12,7 +12,7 @@ from .. import pg_pipeline
 from ..errors import StoreError
 from ..i18n import say
 from .opening import STATEMENT_WAIT, _bounded, _hung_up
-from .records import HEADS_MARK, HEADS_SAID, HEAD_TOPIC, _head_owners
+from .records import ACCESS_TOPIC, HEADS_MARK, HEADS_SAID, HEAD_TOPIC, _head_owners
 
 if TYPE_CHECKING:
     from typing import Any, Mapping
@@ -162,13 +162,16 @@ class _PostgresWriter:
 
         def notifying(marks: tuple[str, ...] = ("%b",) * 4) -> Any:
             # the rows, and the NOTIFY that tells the listeners (``_Heads``) of them: the heads it
-            # wrote said in it (``HEADS_SAID``), so that no listener reads them back
+            # wrote said in it (``HEADS_SAID``), so that no listener reads them back, and the
+            # access records it wrote (a match's link writes its duel's: ``ACCESS_TOPIC``), which a
+            # listener taking the heads said would otherwise pass over
             return sql.SQL("WITH written AS ({} RETURNING notification_id, originator_id, originator_version, "
                            "topic), said AS (SELECT string_agg(notification_id || ' ' || originator_version || ' ' "
-                           "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic = "
-                           "{}) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
+                           "|| originator_id, E'\\n' ORDER BY notification_id) AS heads FROM written WHERE topic IN "
+                           "({}, {})) SELECT pg_notify({}, {} || CASE WHEN octet_length(heads) <= {} THEN heads ELSE '' "
                            "END) FROM said").format(insert(recorder.events_table_name, marks=marks),
-                                                    sql.Literal(HEAD_TOPIC), sql.Literal(recorder.channel_name),
+                                                    sql.Literal(HEAD_TOPIC), sql.Literal(ACCESS_TOPIC),
+                                                    sql.Literal(recorder.channel_name),
                                                     sql.Literal(f"{HEADS_MARK}{schema}\n"), sql.Literal(HEADS_SAID))
         self._events = notifying()
         self._snapshots = insert(snapshots.events_table_name, " ON CONFLICT DO NOTHING")
@@ -334,6 +337,20 @@ class _PostgresWriter:
             return None
         return all(found.get(key) == state for key, state in zip(zip(ids, versions), states))
 
+    def taken(self, rows: list[StoredEvent]) -> set[tuple[str, int]] | None:
+        """Which of ``rows``' positions (stream, version) are held by stored rows, read now on the
+        writer's connection: the appends at fault in a group whose write was refused
+        (``_Committer._write``); None when that cannot be read."""
+        from psycopg.rows import tuple_row
+        ids, versions, _topics, _states = self._columns(rows)
+        try:
+            with self._using:
+                cursor = self._connection().cursor(row_factory=tuple_row)
+                return {(stream, version) for stream, version, _state in
+                        cursor.execute(self._find, (ids, versions)).fetchall()}
+        except Exception:
+            return None
+
     def _connection(self) -> Any:
         """The writer's connection, made now if there is none, it broke, or the server hung up on
         it (``_hung_up``: a restart; the first write after it failed) (its caller holds ``_using``)."""
@@ -415,12 +432,12 @@ class _Heads:
         self._configure = datastore.after_connect_func()
         self._listen = sql.SQL("LISTEN {}").format(sql.Identifier(recorder.channel_name))
         self._select = sql.SQL("SELECT notification_id, originator_id, originator_version FROM {} WHERE "
-                               "notification_id > %s AND topic = %s ORDER BY notification_id LIMIT %s").format(
+                               "notification_id > %s AND topic IN (%s, %s) ORDER BY notification_id LIMIT %s").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._mark = f"{HEADS_MARK}{datastore.schema}"       # this store's heads (``HEADS_MARK``)
         # the last said head is there (``_read``): a NOTIFY is anyone's word, not the table's
         self._confirm = sql.SQL("SELECT 1 FROM {} WHERE notification_id = %s AND originator_id = %s AND "
-                                "originator_version = %s AND topic = %s").format(
+                                "originator_version = %s AND topic IN (%s, %s)").format(
             sql.Identifier(datastore.schema, recorder.events_table_name))
         self._last = after               # the last head taken: read, or said by a NOTIFY
         self._read_last = after          # the last head a read of the table took
@@ -544,10 +561,12 @@ class _Heads:
         is read again, never skipped."""
         if self._said_last is not None:
             number, originator, version = self._said_last
-            if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC)).fetchone() is None:
+            if self._cursor.execute(self._confirm, (number, originator, version, HEAD_TOPIC,
+                                                     ACCESS_TOPIC)).fetchone() is None:
                 self._last = self._read_last
             self._said_last = None
-        rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, self.LIMIT), prepare=True).fetchall()
+        rows = self._cursor.execute(self._query, (self._last, HEAD_TOPIC, ACCESS_TOPIC, self.LIMIT),
+                                    prepare=True).fetchall()
         # handled only once read: a read that fails (the hub iterates again) reads again, not at the next NOTIFY
         self._woken = len(rows) == self.LIMIT
         self._read_last = self._last

@@ -29,7 +29,7 @@ from .listing import Listing
 from .opening import (LOCK_WAIT, SQLITE_LOCK_WAIT, STATEMENT_WAIT, _bound, _bounded, _environment, _hung_up, _outage,
                       _reason)
 from .postgres import _HeadReads, _Heads, _PostgresWriter
-from .records import (DUEL, FORMAT, HEAD_TOPIC, KINDS, STORE_ID, STORE_TOPIC, _ANCHORED, _CARD_FACTS,
+from .records import (ACCESS_TOPIC, DUEL, FORMAT, HEAD_TOPIC, KINDS, STORE_ID, STORE_TOPIC, _ANCHORED, _CARD_FACTS,
                       _CARD_FACTS_GUARD, _HEADS, _LAST_OF, _LAST_OF_EACH, _NAMED, _NO_END, _ROW_OVERHEAD, _SIGNED,
                       _SIGNED_KEPT, _SNAPSHOT_LABEL, _SQLITE_EVENTS, _SQLITE_SNAPSHOTS, _STREAM_ID, Head, Header,
                       Record, StoredDuel, _Live, _Row, _blob, _card_facts, _chained, _checking, _follows, _head_owners,
@@ -559,13 +559,14 @@ class Store(Writing, Verifying, Listing):
 
     def subscribe(self, after: int):
         """The heads of duels as other processes write them: an iterator of (duel id, events)
+        (and of their access records' changes, ``("<stream>/access", version)``: ``ACCESS_TOPIC``)
         after notification ``after`` (a context manager; ``stop()`` ends it), woken by
         PostgreSQL's LISTEN/NOTIFY, or on SQLite by its ``data_version`` looked at on a timer
         (``sqlite_commits``: its ``look()`` looks now, before a read)."""
         if self.backend != "postgresql":
             from ..sqlite_commits import SQLiteHeads
             return SQLiteHeads(self.name, file_uri(path_text(os.path.realpath(self.name))) + "?mode=ro",
-                               _SQLITE_EVENTS, HEAD_TOPIC, after, SQLITE_LOCK_WAIT)
+                               _SQLITE_EVENTS, (HEAD_TOPIC, ACCESS_TOPIC), after, SQLITE_LOCK_WAIT)
         return _Heads(self.events, after)
 
     def _lock_for(self, duel_id: str) -> threading.Lock:

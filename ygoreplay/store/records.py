@@ -48,6 +48,13 @@ MAX_SNAPSHOT = 64 << 20
 HEADER_TOPIC, CARDS_TOPIC, HEAD_TOPIC = "ygoreplay:duel", "ygoreplay:cards", "ygoreplay:head"
 
 
+#: A stream's access record (``Store.attach(stream, "access", ...)``: its visibility, tokens and
+#: release), which the heads' subscription hands on with the anchors as ``("<stream>/access",
+#: version)``: a change of it made by any process (another worker, the command line, a match's
+#: link) reaches every worker's hub as an append does (``live.Hub._heard``), which reads it again.
+ACCESS_TOPIC = "ygoreplay:access"
+
+
 #: The most bytes of heads a write's NOTIFY says (PostgreSQL takes < 8,000): a write of more heads
 #: notifies saying none, and each listener reads them (``_Heads``).
 HEADS_SAID = 7800

@@ -114,7 +114,7 @@ class Packet(NamedTuple):
 
     @property
     def name(self) -> str:
-        return MESSAGE_NAMES.get(self.id, f"MSG_{self.id}")
+        return MESSAGE_NAMES.get(self.id) or f"MSG_{self.id}"
 
 
 class StreamIndex:
@@ -127,7 +127,9 @@ class StreamIndex:
 
     def __init__(self, packets: list[Packet]) -> None:
         self.ids = bytes(map(_FIRST, packets))
-        self.second = bytes(map(_SECOND, map(operator.add, map(_HEAD, map(_SECOND, packets)), _PAD)))
+        # each payload's second byte as a one-byte slice (CPython keeps one object per byte: no
+        # allocation), a shorter payload's empty slice padded to b"\0", all joined in one call
+        self.second = b"".join(map(bytes.ljust, map(_SECOND_BYTE, map(_SECOND, packets)), _ONE, _ZERO))
 
     def where(self, ids: bytes, second: int | None = None) -> list[int]:
         """The packets whose id is one of ``ids`` (and whose payload's second byte is ``second``,
@@ -143,8 +145,8 @@ class StreamIndex:
 
 
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
-_HEAD = operator.itemgetter(slice(0, 2))
-_PAD = itertools.repeat(b"\0\0")
+_SECOND_BYTE = operator.itemgetter(slice(1, 2))
+_ONE, _ZERO = itertools.repeat(1), itertools.repeat(b"\0")
 
 
 @dataclass

@@ -143,6 +143,7 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
     parsed_of, parse = compare.parsed.get, compare.parse
     packets = zones = agreeing = 0
     k, n = 0, len(events)
+    due = sources[0] if n else _NEVER                         # the packet of the next event to fold
     state = history.state
     started, board = state.started, state.index              # the board changes only when events are folded
     for index, packet in enumerate(result.replay.packets):
@@ -155,10 +156,11 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
             break
         else:
             continue
-        if k < n and sources[k] <= index:
+        if due <= index:
             while k < n and sources[k] <= index:
                 fold(k)
                 k += 1
+            due = sources[k] if k < n else _NEVER
             state = history.state
             started, board = state.started, state.index
         if not started:
@@ -188,6 +190,9 @@ def compare(result: "ImportResult", history: History, fold: Callable[[int], obje
     agreement.agreeing += agreeing
     history.state.violations = None
     return agreement, AuditReport(history, n)
+
+
+_NEVER = float("inf")
 
 
 def summary(checks: list[EngineAgreement]) -> dict:
