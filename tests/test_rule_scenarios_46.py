@@ -53,7 +53,9 @@ the Ritual monster its own Tribute, the Ritual Spell a Tribute, a second Ritual 
 Spell (refused), in Defense Position (legal); SPS-05 a Ritual or Fusion Summon face-down
 (refused); FUS-02 Polymerization its own material (refused); FUS-01 a Fusion Summon after its
 chain ended (refused); SPELL-02 a Ritual Spell in the opponent's turn (refused); POS-06 an Equip
-Spell on a face-down monster (refused). The 100 real EDOPro duels fold with no violation, with and
+Spell on a face-down monster (refused); WIN-01 a player at 0 LP in the middle of a chain, a link
+resolved after it or the other player named the winner (refused), the duel ended for the other
+(legal). The 100 real EDOPro duels fold with no violation, with and
 without the effect facts of ProjectIgnis' CardScripts: none before, none after.
 """
 from __future__ import annotations
