@@ -8,6 +8,7 @@ only a change heard can cut off a follower or refuse a request."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import httpx
 import pytest
@@ -233,3 +234,46 @@ def test_an_access_record_written_with_heads_is_told_with_them(tmp_path, backend
                                   kept=[(duel, "access", 1, Access("private").to_dict())])
             told_of((duel, 7), (f"{duel}/access", 1))
         assert Access.from_dict(reader.attachment(duel, "access")).visibility == "private"
+
+
+def test_a_held_duels_access_record_stays_due_until_its_read_has_read_it(tmp_path):
+    """Two readers of a held duel's access record after a change is heard (two followers' tasks,
+    each reading in a thread; the feed asking whether it may write to them): while the first
+    read waits on the store, the record is still due (the second waits on a read of its own,
+    the feed writes to no token-checked follower), and a change heard during a read leaves it
+    due after it. Marked read before the read, the second follower took the record held (the
+    duel still public) as the one read and was sent the events of a duel made private."""
+    url = str(tmp_path / "x.sqlite")
+    duel, _tokens = _recorded(url, "public")
+    with Store(url, concurrent=True) as store:
+        live = live_module.LiveDuel(store, duel)
+        live.settings()
+        assert not live.settings_due()
+        Records(store).set_visibility(duel, "private")
+        live.settings_changed()
+        reading, go_on = threading.Event(), threading.Event()
+        attachment = store.attachment
+
+        def slow(duel_id: str, name: str):
+            reading.set()
+            go_on.wait(10)
+            return attachment(duel_id, name)
+        store.attachment = slow
+        first = threading.Thread(target=live.settings)
+        first.start()
+        assert reading.wait(10)
+        due_while_read = live.settings_due()
+        go_on.set()
+        first.join(10)
+        assert due_while_read, "the record counted as read before its read had read it"
+        assert live.access.visibility == "private" and not live.settings_due()
+
+        reading.clear(), go_on.clear()
+        first = threading.Thread(target=live.settings)
+        live.settings_changed()
+        first.start()
+        assert reading.wait(10)
+        live.settings_changed()                 # heard while the read waits: what it reads may be older
+        go_on.set()
+        first.join(10)
+        assert live.settings_due(), "a change heard during a read was taken as read"

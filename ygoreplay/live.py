@@ -346,6 +346,7 @@ class LiveDuel:
         self.access_version = 0          # changes of its access record read (``settings``)
         self._released = False
         self._release_read = False       # read since it ended (``released``)
+        self._heard = 0                  # changes of its access record heard (``settings_changed``)
         self._for_good = False           # released, and nothing can take it back (``released``)
         self.family = family or (lambda other: LiveDuel(store, other))
         self.cache = cache if cache is not None else Cache(CACHE_ENTRIES, CACHE_BYTES)
@@ -390,11 +391,17 @@ class LiveDuel:
         counts the changes: a follower asks again whether it may read on."""
         if not read or not self.settings_due():
             return self.access
-        self._access_read = time.monotonic()
+        # Marked read once read, not before: meanwhile it stays due, so a second reader (another
+        # follower's task, the feed's ``version``) waits on a read of its own rather than taking
+        # the record held as the one read (a follower of a duel just made private was sent its
+        # next events); a change heard during the read leaves it due; a read that fails, too.
+        started, heard = time.monotonic(), self._heard
         stored = Access.from_dict(self.store.attachment(self.id, "access") or {"visibility": "private"})
         if stored.to_dict() != self.access.to_dict():
             self.access = stored
             self.access_version += 1
+        if self._heard == heard:
+            self._access_read = started
         if self.ended and not self._for_good:
             self._release_read = True
             self._released = released(self.store, self.id, now)
@@ -406,6 +413,7 @@ class LiveDuel:
     def settings_changed(self) -> None:
         """Its access settings (or its match's) were written, here or by another process (heard:
         ``Hub._heard``): read them again when next asked."""
+        self._heard += 1
         self._access_read = float("-inf")
 
     def seats(self) -> list[str] | None:
