@@ -51,6 +51,24 @@ def test_turned_off_nothing_is_started(spawned, monkeypatch, off):
     assert spawned == []
 
 
+def test_turned_off_an_empty_resident_folder_costs_no_code_key(spawned, monkeypatch, tmp_path):
+    """A resident folder left empty (its residents stopped) with ``YGOREPLAY_RESIDENT=off``: no
+    socket of any code to answer and none to start, so the command runs in-process without
+    reading every file of the package for its code key (a fresh ``show --at N``'s, issue 25);
+    a socket there, even another code's, still has the key computed and compared."""
+    folder = tmp_path / "r"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv(wire.AUTO_ENV, "off")
+    keyed: list[str] = []
+    real_key = wire.code_key
+    monkeypatch.setattr(wire, "code_key", lambda: keyed.append("key") or real_key())
+    assert wire.forward(["show", "somewhere", "--at", "3"], "ygoreplay") is None
+    assert keyed == [] and spawned == []
+    (folder / "r-0123456789abcdef.sock").write_bytes(b"")    # another code's (not even a socket)
+    assert wire.forward(["show", "somewhere", "--at", "3"], "ygoreplay") is None
+    assert keyed == ["key"] and spawned == []
+
+
 @pytest.mark.parametrize("args", [["record", SAMPLE], ["check", "-"], ["search", "--reindex"], ["--help"],
                                   ["check", SAMPLE, "--witness", "w.sqlite"], ["show", "/dev/stdin"]])
 def test_a_command_that_writes_or_reads_stdin_starts_nothing(spawned, args):

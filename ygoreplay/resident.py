@@ -351,6 +351,8 @@ def forward(args: list[str], prog_name: str) -> int | None:
             _vacant = code_key() if _starts(environ) else None
             return None
         check_folder(where)
+        if not _starts(environ) and not any(name.endswith(".sock") for name in os.listdir(where)):
+            return None                          # no resident of any code, none to start: no key needed
         key = code_key()
         path = socket_path(where, key)
         if not os.path.lexists(path):
