@@ -442,6 +442,18 @@ class Connection:
         self.writer.close()
 
 
+def wait_up(port: int) -> None:
+    """Until the service on ``port`` answers its health check (a minute at most)."""
+    import httpx
+    for _ in range(600):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the service did not start")
+
+
 class Service:
     """``ygoreplay serve`` of a checkout (``tree``; this one by default) on a free port."""
 
@@ -456,14 +468,7 @@ class Service:
         self.process = subprocess.Popen([sys.executable, "-P", "-m", "ygoreplay", "serve", "--port", str(self.port),
                                          "--store", url, "--workers", str(workers)], env=env, cwd=tree or THIS_TREE,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        import httpx
-        for _ in range(600):
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("the service did not start")
+        wait_up(self.port)
 
     def cpu(self) -> tuple[float, float]:
         """CPU seconds the service's processes (the server and its workers) have used so far: in
