@@ -90,7 +90,9 @@ class Duel:
 def test_resolve_all_resolves_a_two_link_chain_in_one_tap_last_link_first(service, browser):  # noqa: F811
     """The whole duel of table23b at 360 × 740, its chain resolved with *Resolve all 2, last link
     first*: one tap (four before), the record the same entries as four taps made (both passes,
-    link 2 then link 1), no entry flagged. The figures printed are bench/README.md's."""
+    link 2 then link 1); the damage calculation's results (A's LP, Vorse to the GY) in one tap
+    (two before), the same two entries. No entry flagged. The figures printed are
+    bench/README.md's."""
     d = Duel(service, browser)
     table = d.table
     pot = d.to_the_chain()
@@ -115,9 +117,13 @@ def test_resolve_all_resolves_a_two_link_chain_in_one_tap_last_link_first(servic
     _in_sight(table, "Attack")
     d.step("attack", 2)
     d.step("damage", 1, "step-damage")
-    for kind in ("damage_calculated", "life_points_changed", "card_moved"):
-        table.move(kind)
-        d.step("damage", 1)
+    table.move("damage_calculated")
+    d.step("damage", 1)
+    n = d.n
+    d.step("damage", 2, "battle-results")          # the LP change and Vorse to the GY, one tap
+    results = stored(service.url, d.duel)[n:]
+    assert [(e["kind"], e.get("reason")) for e in results] == [("life_points_changed", "battle_damage"),
+                                                              ("card_moved", "battle")]
     d.step("end, next turn", 2, "phase-end", "next-turn")
     table.keypad(1, 8000, "effect_damage")
     d.step("effect damage of 8000", 1)
@@ -125,7 +131,8 @@ def test_resolve_all_resolves_a_two_link_chain_in_one_tap_last_link_first(servic
     d.step("win by LP", 1)
     print("\nTAPS", d.taps, "total", sum(d.taps.values()))
     assert d.taps["chain resolved"] == 1
-    assert sum(d.taps.values()) == 48, "table23b's duel: 51 taps, its chain's four now one"
+    assert d.taps["damage"] == 3
+    assert sum(d.taps.values()) == 47, "table23b's duel: 51 taps, its chain's four now one, its damage's four three"
     assert d.flagged() == [], "every entry as the rules allow"
     assert not table.errors, table.errors
     table.close()

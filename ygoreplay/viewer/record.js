@@ -757,13 +757,32 @@ class Recorder {
     let found;
     try { found = await this.actions(null); } catch (error) { this.connected(false); return; }
     if (at !== this.duel.length || named !== this.namedText()) return;
-    box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")));
+    box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")),
+      ...this.battleResults(found));
     box.dataset.at = String(at);
     box.dataset.shows = named;
     this.status();
   }
 
   namedText() { return namesText(this.shows); }
+
+  // What a damage calculation left to enter, as the rules' list offers it: the battle damage
+  // (each player's LP) and each monster it destroyed to the GY (BATTLE-14), in one tap: at the
+  // table the result is said at once ("1000 to you, Vorse goes"). Each is still an entry of its
+  // own, LP first, in the list's order; each also has its own row above.
+  battleResults(found) {
+    const legal = (a) => !a.verdict || a.verdict === "legal";
+    const results = [...found.filter((a) => a.event.kind === "life_points_changed" && a.event.reason === "battle_damage"),
+      ...found.filter((a) => a.event.kind === "card_moved" && a.event.reason === "battle")].filter(legal);
+    if (results.length < 2) return [];
+    const row = el("div", "action");
+    const label = t("All results of the damage calculation ({n})", { n: results.length });
+    row.dataset.label = "All results of the damage calculation";
+    const main = button(label, () => this.enter(results.map((a) => a.event), label), "big");
+    main.dataset.move = "battle-results";
+    row.append(main);
+    return [row];
+  }
 
   // The names this device may send with ``event`` (null: with a question, /actions). A player's
   // device names its own hidden cards for itself (to seal them: the service must not learn
