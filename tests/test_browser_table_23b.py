@@ -138,8 +138,9 @@ def test_offline_the_link_just_resolved_is_the_cause_of_a_stat_change_and_a_stop
     expect(table.page.locator("body")).to_have_attribute("data-queued", "3", timeout=30_000)
     table.context.set_offline(False)
     n = len(BATTLE) + 3
-    table.settled(n + 3)
-    resolved, stats, stop = stored(service.url, duel)[n:]
+    table.settled(n + 4)                    # table24: *Resolve* enters A's pass, owed (CHAIN-04), with it
+    passed, resolved, stats, stop = stored(service.url, duel)[n:]
+    assert (passed["kind"], passed["player"]) == ("priority_passed", 0)
     assert resolved["kind"] == "chain_link_resolved"
     assert (stats["kind"], stats["atk"], stats.get("cause")) == ("stats_changed", 1000, "p0.m1")
     assert (stop["kind"], stop.get("cause"), stop.get("player")) == ("attack_cancelled", "p0.m1", 0)

@@ -37,8 +37,8 @@ def db(tmp_path) -> str:
     return str(tmp_path / "store" / "duels.sqlite")
 
 
-def record(db: str, path: Path = DAMAGE) -> str:
-    result = run("record", path, "--store", db)
+def record(db: str, path: Path = DAMAGE, *options: str) -> str:
+    result = run("record", path, *options, "--store", db)
     clean(result, 0)
     return result.stdout.strip()
 
@@ -56,7 +56,7 @@ def test_an_empty_jsonl_file_is_unreadable_and_records_nothing(tmp_path, db):
 
 
 def test_a_folder_a_missing_file_and_an_ambiguous_prefix_say_so(tmp_path, db):
-    ids = [record(db) for _ in range(12)]
+    ids = [record(db, DAMAGE, "--again") for _ in range(12)]     # the same file, twelve duels
     result = run("show", tmp_path, "--store", db)
     clean(result, 2)
     assert f"{tmp_path}: a folder" in result.output

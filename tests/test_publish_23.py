@@ -214,25 +214,29 @@ def test_search_limit_and_turn_max_are_typed_whole_numbers(tmp_path):
     assert code == 2 and "1<=x<=100" in err
 
 
-# ---- 5. the same file recorded twice is said, and skipped with --once as an import is ------------------
+# ---- 5. the same file recorded twice is skipped by default, as an import is; --again records it again
 
-def test_recording_the_same_events_again_names_the_first_duel_and_once_skips_them(tmp_path):
+def test_recording_the_same_events_again_skips_them_and_again_records_another_duel(tmp_path):
+    """A new user recording the same file again got a duplicate duel unless --once was given: the
+    file's events are skipped by default now (the first duel's id printed), --again records a copy."""
     store = tmp_path / "s.db"
     code, first, _ = run("record", DUEL, "--store", store)
     first = first.strip()
-    code2, again, err = run("record", DUEL, "--store", store)
-    assert code == code2 == 0 and again.strip() != first, "a sample recorded as many duels, as before"
-    assert f"the same events are stored as {first} already: recorded again as another duel (--once" in err
-    code, skipped, err = run("record", DUEL, "--once", "--title", "another title", "--store", store)
-    assert code == 0 and skipped.strip() == first
-    assert f"already stored as {first} (recorded before): skipped" in err
+    code2, skipped, err = run("record", DUEL, "--title", "another title", "--store", store)
+    assert code == code2 == 0 and skipped.strip() == first, "the same file recorded again is the same duel"
+    assert f"already stored as {first} (recorded before): skipped (--again" in err
+    code, listed, _ = run("list", "--json", "--store", store)
+    assert len(json.loads(listed)) == 1
+    code, again, err = run("record", DUEL, "--again", "--store", store)
+    assert code == 0 and again.strip() != first, "a sample recorded as many duels, asked for"
+    assert f"the same events are stored as {first} already: recorded again as another duel (--again)" in err
     code, listed, _ = run("list", "--json", "--store", store)
     assert len(json.loads(listed)) == 2
     code, json_out, _ = run("record", DUEL, "--once", "--json", "--store", store)
     assert json.loads(json_out)["skipped"] is True and json.loads(json_out)["id"] == first
     other = tmp_path / "other.jsonl"
     other.write_text("\n".join(DUEL.read_text().splitlines()[:40]) + "\n")
-    code, shorter, err = run("record", other, "--once", "--store", store)
+    code, shorter, err = run("record", other, "--store", store)
     assert code == 0 and shorter.strip() not in (first, again.strip()) and "already" not in err
-    code, released, err = run("record", DUEL, "--once", "--release", "never", "--store", store)
+    code, released, err = run("record", DUEL, "--release", "never", "--store", store)
     assert code == 0 and released.strip() not in (first, again.strip()), "under other settings: another recording"

@@ -205,7 +205,7 @@ def test_the_cli_keeps_receipts_and_verify_proves_the_cut_with_them_or_the_witne
 def test_verify_refuses_receipts_it_cannot_use(store_url, tmp_path):
     kept = tmp_path / "r.json"
     duel = json.loads(run("record", REPLAYS / DAMAGE, "--json", "--receipt", kept, url=store_url).stdout)["id"]
-    other = run("record", REPLAYS / DAMAGE, url=store_url).stdout.strip()
+    other = run("record", REPLAYS / DAMAGE, "--again", url=store_url).stdout.strip()
     refused = run("verify", other, "--receipt", kept, url=store_url)
     clean(refused, 2)
     assert f"none of the 1 receipt(s) given is for duel {other}" in refused.output

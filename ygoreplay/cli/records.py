@@ -358,9 +358,10 @@ def _engine_figure(engine: dict) -> str:
 @click.option("--witnessed", is_flag=True,
               help="A duel played at a table: an illegal event is kept, flagged with its rule, not refused "
                    "(its duel_started says witnessed).")
-@click.option("--once", is_flag=True,
-              help="Skip the file when the same events were recorded before the same way (as import skips a "
-                   "file imported before): print that duel's id.")
+@click.option("--once/--again", default=True,
+              help="--once (the default): skip the file when the same events were recorded before the same way "
+                   "(as import skips a file imported before), printing that duel's id; --again: record them as "
+                   "another duel.")
 @visibility_option
 @by_option
 @cards_option
@@ -372,8 +373,9 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
 
     Stops at the first illegal event: the legal events before it stay recorded, the violation is
     printed on stderr, and the exit code is 1 (no duel is created when nothing before it is legal).
-    The same events recorded before are recorded again as another duel, stderr naming the first
-    (--once skips them, printing the first one's id, as import skips a file imported before).
+    The same events recorded before the same way are skipped, the first duel's id printed, as
+    import skips a file imported before (--again records them as another duel, stderr naming the
+    first).
     A witnessed duel (--witnessed, or a duel_started that says so) keeps every event: each one
     that breaks a rule is printed on stderr as a flag.
     """
@@ -393,11 +395,11 @@ def record(file: str, title: str | None, as_json: bool, receipt_path: str | None
     elif done.id:
         echo(done.id)
         if done.skipped:
-            echo(t("{name}: already stored as {id} (recorded before): skipped",
+            echo(t("{name}: already stored as {id} (recorded before): skipped (--again records another duel)",
                    name=printable(Path(file).name), id=done.id), err=True)
         elif done.earlier:
             echo(t("{name}: the same events are stored as {id} already: recorded again as another duel "
-                   "(--once skips them, as import skips a file imported before)",
+                   "(--again)",
                    name=printable(Path(file).name), id=done.earlier), err=True)
         _say_flags(done.flags)
         if shown is not None:

@@ -757,13 +757,32 @@ class Recorder {
     let found;
     try { found = await this.actions(null); } catch (error) { this.connected(false); return; }
     if (at !== this.duel.length || named !== this.namedText()) return;
-    box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")));
+    box.replaceChildren(...found.filter((a) => !BAR_KINDS.has(a.event.kind)).map((a) => this.actionRow(a, "move")),
+      ...this.battleResults(found));
     box.dataset.at = String(at);
     box.dataset.shows = named;
     this.status();
   }
 
   namedText() { return namesText(this.shows); }
+
+  // What a damage calculation left to enter, as the rules' list offers it: the battle damage
+  // (each player's LP) and each monster it destroyed to the GY (BATTLE-14), in one tap: at the
+  // table the result is said at once ("1000 to you, Vorse goes"). Each is still an entry of its
+  // own, LP first, in the list's order; each also has its own row above.
+  battleResults(found) {
+    const legal = (a) => !a.verdict || a.verdict === "legal";
+    const results = [...found.filter((a) => a.event.kind === "life_points_changed" && a.event.reason === "battle_damage"),
+      ...found.filter((a) => a.event.kind === "card_moved" && a.event.reason === "battle")].filter(legal);
+    if (results.length < 2) return [];
+    const row = el("div", "action");
+    const label = t("All results of the damage calculation ({n})", { n: results.length });
+    row.dataset.label = "All results of the damage calculation";
+    const main = button(label, () => this.enter(results.map((a) => a.event), label), "big");
+    main.dataset.move = "battle-results";
+    row.append(main);
+    return [row];
+  }
 
   // The names this device may send with ``event`` (null: with a question, /actions). A player's
   // device names its own hidden cards for itself (to seal them: the service must not learn
@@ -861,7 +880,7 @@ class Recorder {
     const card = this.cardOnBoard(id);
     const unnamed = !card || !card.code;
     $("#namer").hidden = !unnamed && !this.shows[id];
-    if (fresh) { $("#name-input").value = ""; $("#suggestions").replaceChildren(); }
+    if (fresh) { $("#name-input").value = ""; this.suggest(); }
     this.drawNamed();
     const box = $("#sheet-actions");
     box.replaceChildren();
@@ -1216,28 +1235,61 @@ class Recorder {
   // Z-ONE finds Z－ONE.
   folded(text) { return plain([...text].map((c) => this.fold.get(c) || c).join("")); }
 
+  // The cards this duel makes likely for the card being named, as this page's own view of the
+  // board shows them (a view holds no card hidden from its viewer: an opponent's Set card or hand
+  // has no code in it, so none is suggested): the names entered on this page but not stored yet,
+  // then the cards of the same owner the board shows named (a second copy, a card back to the
+  // hand), then the other player's; then the duel's own list (its cards known at load, a match's
+  // decklists this token may see). Before a letter is typed they are the name box's first
+  // choices, one tap each: a name was three taps (the card, the letters, the pick).
+  likelyCodes() {
+    const board = this.board, card = this.selected ? this.cardOnBoard(this.selected) : null;
+    const owner = card ? card.owner : null, mine = [], theirs = [];
+    for (const [id, code] of Object.entries(this.shows)) if (id !== this.selected) mine.push(code);
+    for (const side of board ? board.players : []) {
+      for (const c of [...side.hand, ...side.mzone, ...side.szone, side.fzone, ...side.gy, ...side.banished, ...side.extra]) {
+        if (c && c.code && c.id !== this.selected) (owner === null || c.owner === owner ? mine : theirs).push(c.code);
+      }
+    }
+    for (const c of board ? board.emz : []) if (c && c.code) (owner === null || c.owner === owner ? mine : theirs).push(c.code);
+    const own = (this.names || []).filter((r) => r[3]).map((r) => r[0]);
+    return [...new Set([...mine, ...theirs, ...own])].filter((code) => this.nameIndex && this.nameIndex.has(code));
+  }
+
+  suggestion(row) {
+    const b = button(row[1], () => this.named(row[0]), "suggestion");
+    b.setAttribute("role", "option");
+    b.dataset.code = String(row[0]);
+    if (row[2]) b.title = row[2];
+    if (row[3]) b.classList.add("own");
+    return b;
+  }
+
   suggest() {
     const typed = $("#name-input").value.trim();
     const query = this.folded(typed);
     const box = $("#suggestions");
-    if (!query) { box.replaceChildren(); return; }
+    const card = this.selected ? this.cardOnBoard(this.selected) : null;
+    if (!query) {
+      // an unnamed card's sheet opens on the duel's likely names: one tap names it
+      const likely = card && !card.code && !this.shows[card.id] ? this.likelyCodes().slice(0, 6) : [];
+      const rows = this.names ? likely.map((code) => this.names.find((r) => r[0] === code)).filter(Boolean) : [];
+      box.replaceChildren(...(rows.length ? [el("span", "hint", t("In this duel:")), ...rows.map((row) => this.suggestion(row))] : []));
+      return;
+    }
     // the closest 8 (names.js): the duel's own cards, a name typed whole, names starting with the
-    // text, then the shorter names; read from the list's index, one letter no longer ranks 400 rows
-    const shown = closest(this.ranked, typed, query, 8);
+    // text, then the shorter names; read from the list's index, one letter no longer ranks 400 rows;
+    // among them the cards this duel makes likely now (``likelyCodes``) first
+    const likely = new Set(this.likelyCodes());
+    const found = closest(this.ranked, typed, query, 24);
+    const shown = [...found.filter((r) => likely.has(r[0])), ...found.filter((r) => !likely.has(r[0]))].slice(0, 8);
     // nothing found in a language whose names the service lacks (Japanese: the card data holds
     // English names only): typing 灰流 showed nothing, and nothing said what would be found
     if (!shown.length && !this.localNames && language !== "en" && this.names.length) {
       box.replaceChildren(el("p", "hint", t("No card found: names in this language are not installed; type the English name or the passcode.")));
       return;
     }
-    box.replaceChildren(...shown.map((row) => {
-      const b = button(row[1], () => this.named(row[0]), "suggestion");
-      b.setAttribute("role", "option");
-      b.dataset.code = String(row[0]);
-      if (row[2]) b.title = row[2];
-      if (row[3]) b.classList.add("own");
-      return b;
-    }));
+    box.replaceChildren(...shown.map((row) => this.suggestion(row)));
   }
 
   named(code) {
@@ -1297,6 +1349,40 @@ class Recorder {
     const links = board ? board.chain.length : 0;
     $("#chain-state").textContent = links === 1 ? t("Chain: 1 link · activate a card to add one")
       : links ? t("Chain: {n} links · activate a card to add one", { n: links }) : t("No chain · activate a card to start one");
+    // a chain of 2 links or more resolved as declared, last link first (CHAIN-05), in one tap
+    const all = $('#chainbox [data-move="resolve-all"]');
+    all.hidden = links < 2;
+    all.textContent = t("Resolve all {n}, last link first", { n: links });
+    all.title = t("Both players pass, then every link resolves in reverse order (CHAIN-04, CHAIN-05)");
+  }
+
+  // The passes a chain still needs before its first link resolves (CHAIN-04: both players in
+  // succession): none once a link has resolved (the chain is resolving), else two less those
+  // entered since its last link was activated. *Resolve all* states them always (its words: both
+  // pass, then every link resolves); *Resolve* where the record states passes (one entered
+  // anywhere before: the rules check them from then on; a record that states none is kept so, as
+  // a sample's is). At the table *Resolve* means both passed: a tap entered *Pass*, *Pass*,
+  // *Resolve*, three taps for one, or a pass was missed and the resolution flagged CHAIN-04.
+  // Only the recorder's device enters both players' passes; a player's device passes for its own.
+  owedPasses(always) {
+    const kinds = [...this.duel.frames.map((f) => f.kind), ...this.ahead().map((ev) => ev.kind)];
+    if (!always && !kinds.includes("priority_passed")) return 0;
+    let passes = 0;
+    for (let i = kinds.length - 1; i >= 0; i--) {
+      const kind = kinds[i];
+      // past a judge's rollback or correction the page cannot tell: none, as before
+      if (["chain_link_resolved", "chain_link_negated", "rolled_back", "entry_corrected"].includes(kind)) return 0;
+      if (kind === "activated") return Math.max(0, 2 - passes);
+      passes = kind === "priority_passed" ? passes + 1 : 0;
+    }
+    return 0;
+  }
+
+  // Those passes, from the player holding priority now (PRIO-03: each pass hands it over).
+  passesFor(owed) {
+    const board = this.board;
+    const first = board && board.priority !== undefined ? board.priority : this.turn.player;
+    return Array.from({ length: owed }, (_, i) => ({ kind: "priority_passed", player: (first + i) % 2 }));
   }
 
   chainMove(move) {
@@ -1304,8 +1390,13 @@ class Recorder {
     const links = board ? board.chain.length : 0;
     // a player's device passes for its player; the recorder's, for the one holding priority (PRIO-01/03)
     const passer = this.side !== null ? this.side : board && board.priority !== undefined ? board.priority : this.turn.player;
+    const passes = (always) => (this.side === null && links ? this.passesFor(this.owedPasses(always)) : []);
     if (move === "pass") this.enter([{ kind: "priority_passed", player: passer }], t("Pass"));
-    if (move === "resolve") this.enter([{ kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
+    if (move === "resolve") this.enter([...passes(false), { kind: "chain_link_resolved", link: Math.max(1, links) }], t("Resolve"));
+    if (move === "resolve-all" && links) {
+      const all = Array.from({ length: links }, (_, i) => ({ kind: "chain_link_resolved", link: links - i }));
+      this.enter([...passes(true), ...all], t("Resolve all"));
+    }
     if (move === "chain-over") this.chainOver();
   }
 
